@@ -1,0 +1,3 @@
+module github.com/robustream/robustream
+
+go 1.26.8

@@ -1,0 +1,329 @@
+package schemas
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Version is the schema version this build writes and accepts.
+const Version = 1
+
+// ErrUnknownVersion is returned by Decode for an event whose schema_version
+// this build does not understand. Stages dead-letter such messages.
+var ErrUnknownVersion = errors.New("unknown schema version")
+
+// ErrInvalid is returned by Decode for a payload that is not a valid event.
+var ErrInvalid = errors.New("invalid event")
+
+// Meta is the envelope every event embeds.
+type Meta struct {
+	SchemaVersion int       `json:"schema_version"`
+	ID            string    `json:"id"`
+	ProducedAt    time.Time `json:"produced_at"`
+	Lineage       []string  `json:"lineage,omitempty"`
+}
+
+// Event is implemented by every event type; Stamp fills its envelope.
+type Event interface {
+	meta() *Meta
+	// Key is the Kafka key the event is written under (section 3).
+	Key() string
+}
+
+// Stamp sets the envelope of e: schema version, id, production time and
+// lineage. The id is the caller's deterministic content hash.
+func Stamp(e Event, id string, lineage ...string) {
+	m := e.meta()
+	m.SchemaVersion = Version
+	m.ID = id
+	if m.ProducedAt.IsZero() {
+		m.ProducedAt = time.Now().UTC()
+	}
+	m.Lineage = lineage
+}
+
+// ID derives a deterministic id from the defining content of an event: the
+// first 16 bytes of SHA-256 over the parts, each length-prefixed so that
+// ("ab","c") and ("a","bc") differ.
+func ID(parts ...string) string {
+	h := sha256.New()
+	var n [8]byte
+	for _, p := range parts {
+		l := len(p)
+		for i := range n {
+			n[i] = byte(l >> (8 * i))
+		}
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Encode marshals an event to JSON.
+func Encode(e Event) ([]byte, error) {
+	return json.Marshal(e)
+}
+
+// Decode unmarshals JSON into e and checks its schema version.
+func Decode(b []byte, e Event) error {
+	if err := json.Unmarshal(b, e); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	v := e.meta().SchemaVersion
+	if v != Version {
+		return fmt.Errorf("%w: got %d, this build reads %d", ErrUnknownVersion, v, Version)
+	}
+	return nil
+}
+
+func (m *Meta) meta() *Meta { return m }
+
+// DocumentVersion is one version of a source document (topic rs.documents).
+type DocumentVersion struct {
+	Meta
+	DocID       string            `json:"doc_id"`
+	Version     uint32            `json:"version"`
+	Source      string            `json:"source"`
+	URI         string            `json:"uri"`
+	Title       string            `json:"title"`
+	Domain      string            `json:"domain"`
+	PublishedAt time.Time         `json:"published_at"`
+	FetchedAt   time.Time         `json:"fetched_at"`
+	ContentHash string            `json:"content_hash"`
+	MIME        string            `json:"mime"`
+	Text        string            `json:"text"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+}
+
+// Key implements Event.
+func (d *DocumentVersion) Key() string { return d.DocID }
+
+// Chunk is a piece of a document version (topic rs.chunks).
+type Chunk struct {
+	Meta
+	ChunkID     string    `json:"chunk_id"`
+	DocID       string    `json:"doc_id"`
+	DocVersion  uint32    `json:"doc_version"`
+	Ordinal     uint32    `json:"ordinal"`
+	Text        string    `json:"text"`
+	Tokens      uint32    `json:"tokens"`
+	Kind        string    `json:"kind"` // text or table
+	SpanStart   uint32    `json:"span_start"`
+	SpanEnd     uint32    `json:"span_end"`
+	Title       string    `json:"title"`
+	Domain      string    `json:"domain"`
+	PublishedAt time.Time `json:"published_at"`
+}
+
+// Key implements Event.
+func (c *Chunk) Key() string { return c.DocID }
+
+// Triplet is a knowledge-graph edge extracted from a chunk (topic rs.triplets).
+// ChunkText carries the evidence along so that question synthesis stays
+// stateless.
+type Triplet struct {
+	Meta
+	TripletID      string    `json:"triplet_id"`
+	Head           string    `json:"head"`
+	Relation       string    `json:"relation"`
+	Tail           string    `json:"tail"`
+	ChunkID        string    `json:"chunk_id"`
+	DocID          string    `json:"doc_id"`
+	SourceSentence string    `json:"source_sentence"`
+	Extractor      string    `json:"extractor"`
+	ChunkText      string    `json:"chunk_text"`
+	Domain         string    `json:"domain"`
+	PublishedAt    time.Time `json:"published_at"`
+}
+
+// Key implements Event.
+func (t *Triplet) Key() string { return t.DocID }
+
+// Pattern values (section 11).
+const (
+	PatternSingle       = "single"
+	PatternChain        = "chain"
+	PatternStar         = "star"
+	PatternInvertedStar = "inverted_star"
+	PatternPath         = "path"
+)
+
+// Question is a generated question with a known answer (topic rs.questions).
+// GTChunks holds the ground-truth chunk texts, in GTChunkIDs order.
+type Question struct {
+	Meta
+	QuestionID  string             `json:"question_id"`
+	Question    string             `json:"question"`
+	Answer      string             `json:"answer"`
+	Aliases     []string           `json:"aliases,omitempty"`
+	Pattern     string             `json:"pattern"`
+	Hops        uint8              `json:"hops"`
+	TripletIDs  []string           `json:"triplet_ids"`
+	GTChunkIDs  []string           `json:"gt_chunk_ids"`
+	GTChunks    []string           `json:"gt_chunks"`
+	Pivot       string             `json:"pivot,omitempty"`
+	QAScores    map[string]float64 `json:"qa_scores,omitempty"`
+	DR          float64            `json:"d_r"`
+	SimFunc     string             `json:"sim_func"`
+	Generator   string             `json:"generator"`
+	DocID       string             `json:"doc_id"`
+	Domain      string             `json:"domain"`
+	PublishedAt time.Time          `json:"published_at"`
+}
+
+// Key implements Event.
+func (q *Question) Key() string { return q.QuestionID }
+
+// Accepted returns the answer and its aliases.
+func (q *Question) Accepted() []string { return append([]string{q.Answer}, q.Aliases...) }
+
+// Axis values (section 7).
+const (
+	AxisOriginal    = "original"
+	AxisQuery       = "query"
+	AxisDocument    = "document"
+	AxisRetrieval   = "retrieval"
+	AxisSpurious    = "spurious"
+	AxisPlaceholder = "placeholder"
+	AxisNoise       = "noise"
+	// AxisClosedBook marks the no-context request of the fan-out; it is not a
+	// variant but is paired with them.
+	AxisClosedBook = "closed_book"
+)
+
+// QuestionRef is what every downstream event keeps of its question so that
+// pairing and outcomes need no lookups.
+type QuestionRef struct {
+	QuestionID  string    `json:"question_id"`
+	Pattern     string    `json:"pattern"`
+	Hops        uint8     `json:"hops"`
+	Domain      string    `json:"domain"`
+	PublishedAt time.Time `json:"published_at"`
+	DR          float64   `json:"d_r"`
+}
+
+// Ref returns the QuestionRef of q.
+func (q *Question) Ref() QuestionRef {
+	return QuestionRef{QuestionID: q.QuestionID, Pattern: q.Pattern, Hops: q.Hops, Domain: q.Domain, PublishedAt: q.PublishedAt, DR: q.DR}
+}
+
+// Variant is one (query, context) perturbation of a question (topic
+// rs.variants). SetSize is the number of variants of the question, so that
+// fan-out and pairing know when a set is complete.
+type Variant struct {
+	Meta
+	QuestionRef
+	VariantID       string   `json:"variant_id"`
+	Axis            string   `json:"axis"`
+	Kind            string   `json:"kind"`
+	Query           string   `json:"query"`
+	Contexts        []string `json:"contexts"`
+	ExpectedAnswer  string   `json:"expected_answer"`
+	Aliases         []string `json:"aliases,omitempty"`
+	AnswerAvailable bool     `json:"answer_available"`
+	SetSize         int      `json:"set_size"`
+}
+
+// Key implements Event.
+func (v *Variant) Key() string { return v.QuestionID }
+
+// Accepted returns the expected answer and its aliases.
+func (v *Variant) Accepted() []string { return append([]string{v.ExpectedAnswer}, v.Aliases...) }
+
+// EvalRequest asks one model one variant (topic rs.eval.requests). Expected is
+// the number of results that complete the (model, question) set.
+type EvalRequest struct {
+	Meta
+	QuestionRef
+	RequestID       string   `json:"request_id"`
+	ModelID         string   `json:"model_id"`
+	VariantID       string   `json:"variant_id"`
+	ClosedBook      bool     `json:"closed_book"`
+	Prompt          string   `json:"prompt"`
+	Query           string   `json:"query"`
+	Contexts        []string `json:"contexts,omitempty"`
+	Accepted        []string `json:"accepted"`
+	Axis            string   `json:"axis"`
+	Kind            string   `json:"kind"`
+	AnswerAvailable bool     `json:"answer_available"`
+	Expected        int      `json:"expected"`
+}
+
+// Key implements Event.
+func (r *EvalRequest) Key() string { return r.QuestionID }
+
+// EvalResult is a judged answer (topic rs.eval.results).
+type EvalResult struct {
+	Meta
+	QuestionRef
+	RequestID       string    `json:"request_id"`
+	ModelID         string    `json:"model_id"`
+	VariantID       string    `json:"variant_id"`
+	ClosedBook      bool      `json:"closed_book"`
+	Axis            string    `json:"axis"`
+	Kind            string    `json:"kind"`
+	AnswerAvailable bool      `json:"answer_available"`
+	Expected        int       `json:"expected"`
+	Answer          string    `json:"answer"`
+	Refused         bool      `json:"refused"`
+	Correct         bool      `json:"correct"`
+	JudgeMethod     string    `json:"judge_method"`
+	Similarity      float64   `json:"similarity"`
+	LatencyMS       float64   `json:"latency_ms"`
+	TokensIn        uint32    `json:"tokens_in"`
+	TokensOut       uint32    `json:"tokens_out"`
+	Error           string    `json:"error,omitempty"`
+	EvaluatedAt     time.Time `json:"evaluated_at"`
+}
+
+// Key implements Event.
+func (r *EvalResult) Key() string { return r.QuestionID }
+
+// Metric families (section 11).
+const (
+	FamilyRARE  = "rare"
+	FamilySURE  = "sure"
+	FamilyGRADE = "grade"
+	FamilyPRGB  = "prgb"
+)
+
+// Outcome is one paired, per-metric verdict (topic rs.outcomes).
+type Outcome struct {
+	Meta
+	QuestionRef
+	OutcomeID   string    `json:"outcome_id"`
+	Family      string    `json:"family"`
+	Metric      string    `json:"metric"`
+	ModelID     string    `json:"model_id"`
+	VariantID   string    `json:"variant_id"`
+	Axis        string    `json:"axis"`
+	Kind        string    `json:"kind"`
+	Known       bool      `json:"known"`
+	Golden      bool      `json:"golden"`
+	Value       float64   `json:"value"`
+	EvaluatedAt time.Time `json:"evaluated_at"`
+}
+
+// Key implements Event.
+func (o *Outcome) Key() string { return o.QuestionID }
+
+// Alert is a drift alert state change (topic rs.alerts).
+type Alert struct {
+	Meta
+	AlertID    string    `json:"alert_id"`
+	Rule       string    `json:"rule"`
+	Series     string    `json:"series"`
+	State      string    `json:"state"`
+	Baseline   float64   `json:"baseline"`
+	Recent     float64   `json:"recent"`
+	PValue     float64   `json:"p_value"`
+	FiredAt    time.Time `json:"fired_at"`
+	ResolvedAt time.Time `json:"resolved_at"`
+}
+
+// Key implements Event.
+func (a *Alert) Key() string { return a.Series }

@@ -1,0 +1,107 @@
+package streams
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Topic names of section 3. Their keys are chosen so that everything a keyed
+// stage must see together lands in one partition.
+const (
+	TopicDocuments    = "rs.documents"
+	TopicChunks       = "rs.chunks"
+	TopicTriplets     = "rs.triplets"
+	TopicQuestions    = "rs.questions"
+	TopicVariants     = "rs.variants"
+	TopicEvalRequests = "rs.eval.requests"
+	TopicEvalResults  = "rs.eval.results"
+	TopicOutcomes     = "rs.outcomes"
+	TopicAlerts       = "rs.alerts"
+	TopicDLQ          = "rs.dlq"
+)
+
+// Header is a Kafka record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Message is a record read from Kafka.
+type Message struct {
+	Topic     string
+	Partition int
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	Headers   []Header
+	Time      time.Time
+}
+
+// Record is a record to be written to Kafka.
+type Record struct {
+	Topic   string
+	Key     []byte
+	Value   []byte
+	Headers []Header
+}
+
+// Source emits records into Kafka.
+//
+// Lifecycle: Run is called once. It emits records through emit, which blocks
+// while downstream is saturated (backpressure) and returns only after the
+// record is durable in Kafka. A finite source (a directory, a JSONL file)
+// returns nil when exhausted; an unbounded one (a watched folder, the demo
+// feed) returns when ctx is cancelled. An error from emit must be returned.
+type Source interface {
+	Name() string
+	Run(ctx context.Context, emit func(context.Context, ...Record) error) error
+}
+
+// Processor maps one message to zero or more records.
+//
+// Lifecycle: the runner calls Process for each message of its input topics,
+// in offset order per partition, and commits the offset only after every
+// returned record is durable. Process must therefore be idempotent: after a
+// crash a message is processed again and must yield the same records (ids are
+// content hashes, so downstream deduplicates). An error wrapped with
+// Permanent is dead-lettered at once; any other error is retried with backoff
+// and dead-lettered when retries run out.
+type Processor interface {
+	Name() string
+	Process(ctx context.Context, m Message) ([]Record, error)
+}
+
+// Sink writes batches of messages to an external system.
+//
+// Lifecycle: Write is called with a batch read from one input topic; when it
+// returns nil the batch is durable and the runner commits its offsets. Write
+// must be idempotent for a retried batch (the same messages, the same
+// offsets). Close flushes and releases resources.
+type Sink interface {
+	Name() string
+	Write(ctx context.Context, batch []Message) error
+	Close() error
+}
+
+// ErrPermanent marks errors that retrying cannot fix (malformed input, an
+// unknown schema version). Use Permanent to wrap.
+var ErrPermanent = errors.New("permanent")
+
+type permanentError struct{ err error }
+
+func (p permanentError) Error() string { return p.err.Error() }
+func (p permanentError) Unwrap() []error {
+	return []error{p.err, ErrPermanent}
+}
+
+// Permanent wraps err so that the runner dead-letters without retrying.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanentError{err}
+}
+
+// IsPermanent reports whether err is permanent.
+func IsPermanent(err error) bool { return errors.Is(err, ErrPermanent) }
