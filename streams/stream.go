@@ -3,6 +3,7 @@ package streams
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -105,3 +106,25 @@ func Permanent(err error) error {
 
 // IsPermanent reports whether err is permanent.
 func IsPermanent(err error) bool { return errors.Is(err, ErrPermanent) }
+
+// BatchError reports the messages of a batch that a sink could not write;
+// the runner dead-letters exactly those and commits the rest.
+type BatchError struct {
+	// Errs maps the index of a failed message in the batch to its error.
+	Errs map[int]error
+}
+
+func (b *BatchError) Error() string {
+	for i, err := range b.Errs {
+		return fmt.Sprintf("%d message(s) failed, e.g. #%d: %v", len(b.Errs), i, err)
+	}
+	return "batch error"
+}
+
+// Store is a keyed state store. Implementations log every change so that the
+// state survives restarts (see State).
+type Store interface {
+	Get(key string) ([]byte, bool)
+	Put(ctx context.Context, key string, value []byte) error
+	Delete(ctx context.Context, key string) error
+}

@@ -1,0 +1,344 @@
+package streams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"github.com/sourcegraph/conc/iter"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Stage is one consumer of input topics: a Processor (one message → records)
+// or a Sink (a batch → an external system). Several processes running the
+// same stage form one consumer group and share its partitions.
+type Stage struct {
+	// Name is the stage name; the consumer group is GroupPrefix+Name.
+	Name   string
+	Inputs []string
+	// Exactly one of Processor and Sink is set.
+	Processor Processor
+	Sink      Sink
+	// State, when set, is restored for every assigned partition before that
+	// partition is consumed, and its changes are written with each batch.
+	State *State
+	// BatchSize bounds the messages handled per commit (default 500).
+	BatchSize int
+	// Linger is how long to wait for more messages once one has arrived
+	// (default 5ms).
+	Linger time.Duration
+	// Concurrency > 1 processes a batch's messages in parallel (stateless
+	// stages with slow I/O only; outputs keep input order).
+	Concurrency int
+	Retry       RetryPolicy
+}
+
+// Runner runs stages against one cluster.
+type Runner struct {
+	k           *Kafka
+	w           *kafka.Writer
+	log         *slog.Logger
+	metrics     *Metrics
+	groupPrefix string
+	// SessionTimeout of the consumer groups: how long a dead process keeps
+	// its partitions.
+	SessionTimeout time.Duration
+}
+
+// GroupPrefix prefixes every consumer group robustream creates.
+const GroupPrefix = "robustream."
+
+// NewRunner returns a runner; metrics may be nil.
+func NewRunner(k *Kafka, log *slog.Logger, metrics *Metrics) *Runner {
+	return &Runner{k: k, w: k.NewWriter(), log: log, metrics: metrics, groupPrefix: GroupPrefix, SessionTimeout: 10 * time.Second}
+}
+
+// Group returns the consumer group of a stage.
+func (r *Runner) Group(stage string) string { return r.groupPrefix + stage }
+
+// Close flushes the runner's writer.
+func (r *Runner) Close() error { return r.w.Close() }
+
+// Writer returns the runner's synchronous writer (for sources).
+func (r *Runner) Writer() *kafka.Writer { return r.w }
+
+func (s *Stage) validate() error {
+	if s.Name == "" || len(s.Inputs) == 0 {
+		return errors.New("stage needs a name and input topics")
+	}
+	if (s.Processor == nil) == (s.Sink == nil) {
+		return fmt.Errorf("stage %s: set exactly one of Processor and Sink", s.Name)
+	}
+	if s.BatchSize <= 0 {
+		s.BatchSize = 500
+	}
+	if s.Linger <= 0 {
+		s.Linger = 5 * time.Millisecond
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = 1
+	}
+	if s.State != nil && s.Concurrency > 1 {
+		return fmt.Errorf("stage %s: a stateful stage processes in order (concurrency 1)", s.Name)
+	}
+	s.Retry = s.Retry.withDefaults()
+	return nil
+}
+
+// Run consumes the stage's inputs until ctx is cancelled. It joins the
+// stage's consumer group and, for every generation, consumes each assigned
+// partition in its own goroutine; on a rebalance the partitions' goroutines
+// stop, uncommitted work is redone by the new owner (at-least-once), and the
+// loop joins the next generation.
+func (r *Runner) Run(ctx context.Context, st Stage) error {
+	if err := st.validate(); err != nil {
+		return err
+	}
+	topics := append([]string(nil), st.Inputs...)
+	if st.State != nil {
+		topics = append(topics, st.State.Topic())
+	}
+	if err := r.k.EnsureTopics(ctx, append(topics, TopicDLQ)...); err != nil {
+		return err
+	}
+	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID:                r.Group(st.Name),
+		Brokers:           r.k.Brokers(),
+		Dialer:            r.k.dialer,
+		Topics:            st.Inputs,
+		HeartbeatInterval: r.SessionTimeout / 5,
+		SessionTimeout:    r.SessionTimeout,
+		RebalanceTimeout:  r.SessionTimeout,
+		JoinGroupBackoff:  time.Second,
+		StartOffset:       kafka.FirstOffset,
+		Timeout:           10 * time.Second,
+		Logger:            kafkaLogger(r.log, slog.LevelDebug),
+		ErrorLogger:       kafkaLogger(r.log, slog.LevelWarn),
+	})
+	if err != nil {
+		return fmt.Errorf("stage %s: %w", st.Name, err)
+	}
+	defer cg.Close()
+	log := r.log.With("stage", st.Name)
+	for {
+		gen, err := cg.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, kafka.ErrGroupClosed) {
+				return nil
+			}
+			log.Warn("cannot join consumer group; retrying", "err", err)
+			if sleep(ctx, time.Second) != nil {
+				return nil
+			}
+			continue
+		}
+		n := 0
+		for topic, parts := range gen.Assignments {
+			for _, a := range parts {
+				n++
+				topic, a := topic, a
+				gen.Start(func(gctx context.Context) {
+					if err := r.consume(ctx, gctx, gen, &st, topic, a); err != nil && ctx.Err() == nil && gctx.Err() == nil {
+						log.Error("partition consumer stopped", "topic", topic, "partition", a.ID, "err", err)
+					}
+				})
+			}
+		}
+		log.Debug("joined generation", "generation", gen.ID, "partitions", n)
+	}
+}
+
+// consume reads one partition for the life of a generation.
+func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *Stage, topic string, a kafka.PartitionAssignment) error {
+	// Work runs under ctx (shutdown) so that a batch in flight is finished
+	// and committed when possible; gctx (generation) only stops fetching.
+	if st.State != nil {
+		if err := st.State.restore(ctx, a.ID); err != nil {
+			return err
+		}
+		defer st.State.drop(a.ID)
+	}
+	rd := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: a.ID,
+		MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond,
+		QueueCapacity: st.BatchSize,
+	})
+	defer rd.Close()
+	if err := rd.SetOffset(a.Offset); err != nil {
+		return err
+	}
+	batch := make([]Message, 0, st.BatchSize)
+	for {
+		batch = batch[:0]
+		m, err := rd.FetchMessage(gctx)
+		if err != nil {
+			return nil // generation over or shutdown
+		}
+		batch = append(batch, fromKafka(m))
+		lctx, cancel := context.WithTimeout(gctx, st.Linger)
+		for len(batch) < st.BatchSize {
+			m, err := rd.FetchMessage(lctx)
+			if err != nil {
+				break
+			}
+			batch = append(batch, fromKafka(m))
+		}
+		cancel()
+		start := time.Now()
+		if err := r.handle(ctx, st, a.ID, batch); err != nil {
+			return err
+		}
+		last := batch[len(batch)-1]
+		if err := gen.CommitOffsets(map[string]map[int]int64{topic: {a.ID: last.Offset + 1}}); err != nil {
+			// The generation ended under us: the next owner redoes the
+			// batch, and its effects are idempotent.
+			return fmt.Errorf("cannot commit %s/%d@%d: %w", topic, a.ID, last.Offset+1, err)
+		}
+		r.metrics.add(mIn, st.Name, len(batch))
+		r.metrics.observe(st.Name, time.Since(start).Seconds())
+	}
+}
+
+// handle makes a batch's effects durable: produced records, state changes and
+// dead letters are written in one call before the caller commits.
+func (r *Runner) handle(ctx context.Context, st *Stage, partition int, batch []Message) error {
+	var out []Record
+	if st.Sink != nil {
+		dead, err := r.sinkWrite(ctx, st, batch)
+		if err != nil {
+			return err
+		}
+		out = dead
+	} else {
+		recs, err := r.process(WithPartition(ctx, partition), st, batch)
+		if err != nil {
+			return err
+		}
+		out = recs
+	}
+	if st.State != nil {
+		out = append(out, st.State.drain(partition)...)
+	}
+	if err := Produce(ctx, r.w, out...); err != nil {
+		return err
+	}
+	return nil
+}
+
+type processed struct {
+	recs []Record
+	dead *Record
+	err  error
+}
+
+func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Record, error) {
+	one := func(m *Message) processed {
+		recs, attempts, err := processWithRetry(ctx, st.Processor, *m, st.Retry, r.metrics)
+		if err == nil {
+			return processed{recs: recs}
+		}
+		if ctx.Err() != nil {
+			return processed{err: ctx.Err()}
+		}
+		r.log.Warn("dead-lettering message", "stage", st.Name, "topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "attempts", attempts, "err", err)
+		d := DeadLetter(st.Name, *m, err, attempts)
+		return processed{dead: &d}
+	}
+	var results []processed
+	if st.Concurrency > 1 {
+		results = iter.Mapper[Message, processed]{MaxGoroutines: st.Concurrency}.Map(batch, one)
+	} else {
+		results = make([]processed, len(batch))
+		for i := range batch {
+			results[i] = one(&batch[i])
+		}
+	}
+	var out []Record
+	nOut, nDead := 0, 0
+	for _, p := range results {
+		if p.err != nil {
+			return nil, p.err
+		}
+		if p.dead != nil {
+			out = append(out, *p.dead)
+			nDead++
+			continue
+		}
+		out = append(out, p.recs...)
+		nOut += len(p.recs)
+	}
+	r.metrics.add(mOut, st.Name, nOut)
+	r.metrics.add(mDLQ, st.Name, nDead)
+	return out, nil
+}
+
+// sinkWrite writes a batch, retrying until it succeeds or ctx ends: a sink
+// failure is an outage of the store, and dead-lettering valid data would
+// lose it. Messages the sink rejects individually (BatchError) or a batch it
+// rejects permanently are dead-lettered.
+func (r *Runner) sinkWrite(ctx context.Context, st *Stage, batch []Message) ([]Record, error) {
+	for attempt := 1; ; attempt++ {
+		err := st.Sink.Write(ctx, batch)
+		if err == nil {
+			r.metrics.add(mOut, st.Name, len(batch))
+			return nil, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r.metrics.add(mErrs, st.Name, 1)
+		var be *BatchError
+		if errors.As(err, &be) {
+			var dead []Record
+			for i, e := range be.Errs {
+				dead = append(dead, DeadLetter(st.Name, batch[i], e, attempt))
+			}
+			r.metrics.add(mDLQ, st.Name, len(dead))
+			r.metrics.add(mOut, st.Name, len(batch)-len(dead))
+			r.log.Warn("sink rejected messages; dead-lettered", "stage", st.Name, "count", len(dead), "err", err)
+			return dead, nil
+		}
+		if IsPermanent(err) {
+			dead := make([]Record, len(batch))
+			for i := range batch {
+				dead[i] = DeadLetter(st.Name, batch[i], err, attempt)
+			}
+			r.metrics.add(mDLQ, st.Name, len(dead))
+			r.log.Error("sink rejected a batch; dead-lettered", "stage", st.Name, "count", len(dead), "err", err)
+			return dead, nil
+		}
+		d := st.Retry.Backoff(attempt, err)
+		r.log.Warn("sink write failed; retrying", "stage", st.Name, "attempt", attempt, "in", d, "err", err)
+		r.metrics.add(mRetries, st.Name, 1)
+		if err := sleep(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// RunAll runs stages concurrently until ctx ends or one fails.
+func (r *Runner) RunAll(ctx context.Context, stages []Stage) error {
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	for _, st := range stages {
+		p.Go(func(ctx context.Context) error {
+			if err := r.Run(ctx, st); err != nil {
+				return fmt.Errorf("stage %s: %w", st.Name, err)
+			}
+			return nil
+		})
+	}
+	return p.Wait()
+}
+
+// kafkaLogger adapts slog to kafka-go's printf-style logger.
+func kafkaLogger(log *slog.Logger, level slog.Level) kafka.Logger {
+	return kafka.LoggerFunc(func(format string, args ...any) {
+		log.Log(context.Background(), level, fmt.Sprintf(format, args...), "component", "kafka-go")
+	})
+}

@@ -1,0 +1,277 @@
+package streams
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// newTestKafka starts an embedded broker in a temp dir.
+func newTestKafka(t *testing.T, dir string) (*Broker, *Kafka) {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	b, err := StartBroker(dir, "", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewKafka(KafkaConfig{Brokers: []string{b.Addr()}, Partitions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, k
+}
+
+func quietLog() *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type funcProcessor struct {
+	name string
+	fn   func(context.Context, Message) ([]Record, error)
+}
+
+func (f funcProcessor) Name() string { return f.name }
+func (f funcProcessor) Process(ctx context.Context, m Message) ([]Record, error) {
+	return f.fn(ctx, m)
+}
+
+func produceN(t *testing.T, k *Kafka, topic string, n int, value func(i int) string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := k.EnsureTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]Record, n)
+	for i := range recs {
+		v := value(i)
+		recs[i] = Record{Topic: topic, Key: []byte(v), Value: []byte(v)}
+	}
+	w := k.NewWriter()
+	defer w.Close()
+	if err := Produce(ctx, w, recs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readAll(t *testing.T, k *Kafka, topic string) []kafka.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ends, err := k.EndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []kafka.Message
+	for p, end := range ends[topic] {
+		if end == 0 {
+			continue
+		}
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: k.Brokers(), Topic: topic, Partition: p, MaxWait: 100 * time.Millisecond})
+		for {
+			m, err := r.ReadMessage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m)
+			if m.Offset >= end-1 {
+				break
+			}
+		}
+		r.Close()
+	}
+	return out
+}
+
+func drain(t *testing.T, r *Runner, stages map[string][]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := r.WaitDrained(ctx, stages, 200*time.Millisecond, func() bool { return true }, nil); err != nil {
+		t.Fatalf("not drained: %v", err)
+	}
+}
+
+func TestRunnerProcessesDeadLettersAndCommits(t *testing.T) {
+	b, k := newTestKafka(t, "")
+	defer b.Close()
+	const n = 2000
+	produceN(t, k, "in", n, func(i int) string {
+		if i%500 == 7 {
+			return "poison"
+		}
+		return "v" + strconv.Itoa(i)
+	})
+	var transient atomic.Int32
+	p := funcProcessor{name: "upper", fn: func(_ context.Context, m Message) ([]Record, error) {
+		if string(m.Value) == "poison" {
+			return nil, Permanent(errors.New("not a value"))
+		}
+		if string(m.Value) == "v3" && transient.Add(1) < 3 {
+			return nil, errors.New("flaky") // retried, then succeeds
+		}
+		return []Record{{Topic: "out", Key: m.Key, Value: bytes.ToUpper(m.Value)}}, nil
+	}}
+	if err := k.EnsureTopics(context.Background(), "out"); err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(k, quietLog(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := r.Run(ctx, Stage{Name: "upper", Inputs: []string{"in"}, Processor: p, Retry: RetryPolicy{Base: time.Millisecond}})
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+		done <- err
+	}()
+	drain(t, r, map[string][]string{"upper": {"in"}})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	outs := readAll(t, k, "out")
+	if len(outs) != n-4 {
+		t.Fatalf("out has %d records, want %d", len(outs), n-4)
+	}
+	dead := readAll(t, k, TopicDLQ)
+	if len(dead) != 4 {
+		t.Fatalf("dlq has %d records, want 4", len(dead))
+	}
+	for _, d := range dead {
+		hs := make([]Header, 0)
+		for _, h := range d.Headers {
+			hs = append(hs, Header{h.Key, h.Value})
+		}
+		stage, _ := HeaderValue(hs, HeaderDLQStage)
+		reason, _ := HeaderValue(hs, HeaderDLQError)
+		if string(d.Value) != "poison" || stage != "upper" || reason != "not a value" {
+			t.Fatalf("dlq record: value %q stage %q reason %q", d.Value, stage, reason)
+		}
+	}
+	if transient.Load() < 3 {
+		t.Fatalf("transient error was not retried")
+	}
+}
+
+// counter is a stateful processor: it counts values per key in State and
+// emits the running count.
+func counter(st *State, seen *sync.Map) Processor {
+	return funcProcessor{name: "count", fn: func(ctx context.Context, m Message) ([]Record, error) {
+		key := string(m.Value)
+		n := 0
+		if v, ok := st.Get(key); ok {
+			n, _ = strconv.Atoi(string(v))
+		}
+		n++
+		if seen != nil {
+			seen.Store(fmt.Sprintf("%s#%d", key, n), true)
+		}
+		return nil, st.Put(ctx, key, []byte(strconv.Itoa(n)))
+	}}
+}
+
+func TestStateSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	b, k := newTestKafka(t, dir)
+	// Ten keys, each seen 30 times over two runs.
+	produceN(t, k, "events", 150, func(i int) string { return "k" + strconv.Itoa(i%10) })
+	run := func() {
+		st := NewState(k, "count")
+		r := NewRunner(k, quietLog(), nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- r.Run(ctx, Stage{Name: "count", Inputs: []string{"events"}, Processor: counter(st, nil), State: st})
+		}()
+		drain(t, r, map[string][]string{"count": {"events"}})
+		cancel()
+		<-done
+		r.Close()
+	}
+	run()
+	// Restart the broker too: state must come back from its data dir.
+	b.Close()
+	b, err := StartBroker(dir, b.Addr(), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	produceN(t, k, "events", 150, func(i int) string { return "k" + strconv.Itoa(i%10) })
+	run()
+	st := NewState(k, "count")
+	if err := st.RestoreAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		v, _ := st.Get("k" + strconv.Itoa(i))
+		if string(v) != "30" {
+			t.Fatalf("k%d = %q, want 30", i, v)
+		}
+	}
+}
+
+func TestConsumerGroupHandsOverPartitions(t *testing.T) {
+	b, k := newTestKafka(t, "")
+	defer b.Close()
+	const n = 4000
+	produceN(t, k, "work", n, func(i int) string { return strconv.Itoa(i) })
+	if err := k.EnsureTopics(context.Background(), "done"); err != nil {
+		t.Fatal(err)
+	}
+	var byWorker [2]atomic.Int64
+	slow := func(w int) Processor {
+		return funcProcessor{name: "work", fn: func(_ context.Context, m Message) ([]Record, error) {
+			byWorker[w].Add(1)
+			time.Sleep(2 * time.Millisecond)
+			return []Record{{Topic: "done", Key: m.Key, Value: m.Value}}, nil
+		}}
+	}
+	start := func(w int) (context.CancelFunc, chan error) {
+		r := NewRunner(k, quietLog(), nil)
+		r.SessionTimeout = 6 * time.Second
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- r.Run(ctx, Stage{Name: "work", Inputs: []string{"work"}, Processor: slow(w), BatchSize: 50})
+		}()
+		return cancel, done
+	}
+	stop0, done0 := start(0)
+	_, done1 := start(1)
+	// Wait until both have worked, then stop the first.
+	deadline := time.Now().Add(30 * time.Second)
+	for byWorker[0].Load() == 0 || byWorker[1].Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("partitions not shared: %d / %d", byWorker[0].Load(), byWorker[1].Load())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop0()
+	<-done0
+	r := NewRunner(k, quietLog(), nil)
+	drain(t, r, map[string][]string{"work": {"work"}})
+	got := map[string]bool{}
+	for _, m := range readAll(t, k, "done") {
+		got[string(m.Value)] = true
+	}
+	if len(got) != n {
+		t.Fatalf("%d distinct values processed, want %d (worker0 %d, worker1 %d)", len(got), n, byWorker[0].Load(), byWorker[1].Load())
+	}
+	_ = done1
+}
