@@ -144,8 +144,18 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 				n++
 				topic, a := topic, a
 				gen.Start(func(gctx context.Context) {
-					if err := r.consume(ctx, gctx, gen, &st, topic, a); err != nil && ctx.Err() == nil && gctx.Err() == nil {
-						log.Error("partition consumer stopped", "topic", topic, "partition", a.ID, "err", err)
+					// A failed batch (broker unreachable, say) is redone
+					// from the last commit with state restored, for as long
+					// as this generation owns the partition.
+					next := a.Offset
+					for ctx.Err() == nil && gctx.Err() == nil {
+						var err error
+						next, err = r.consume(ctx, gctx, gen, &st, topic, a.ID, next)
+						if err == nil || ctx.Err() != nil || gctx.Err() != nil {
+							return
+						}
+						log.Error("partition consumer failed; restarting from the last commit", "topic", topic, "partition", a.ID, "err", err)
+						sleep(gctx, time.Second)
 					}
 				})
 			}
@@ -154,31 +164,32 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 	}
 }
 
-// consume reads one partition for the life of a generation.
-func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *Stage, topic string, a kafka.PartitionAssignment) error {
+// consume reads one partition from offset for the life of a generation. It
+// returns the offset to resume from: the last one committed.
+func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *Stage, topic string, partition int, offset int64) (int64, error) {
 	// Work runs under ctx (shutdown) so that a batch in flight is finished
 	// and committed when possible; gctx (generation) only stops fetching.
 	if st.State != nil {
-		if err := st.State.restore(ctx, a.ID); err != nil {
-			return err
+		if err := st.State.restore(ctx, partition); err != nil {
+			return offset, err
 		}
-		defer st.State.drop(a.ID)
+		defer st.State.drop(partition)
 	}
 	rd := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: a.ID,
+		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: partition,
 		MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond,
 		QueueCapacity: st.BatchSize,
 	})
 	defer rd.Close()
-	if err := rd.SetOffset(a.Offset); err != nil {
-		return err
+	if err := rd.SetOffset(offset); err != nil {
+		return offset, err
 	}
 	batch := make([]Message, 0, st.BatchSize)
 	for {
 		batch = batch[:0]
 		m, err := rd.FetchMessage(gctx)
 		if err != nil {
-			return nil // generation over or shutdown
+			return offset, nil // generation over or shutdown
 		}
 		batch = append(batch, fromKafka(m))
 		lctx, cancel := context.WithTimeout(gctx, st.Linger)
@@ -191,22 +202,23 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 		}
 		cancel()
 		start := time.Now()
-		if err := r.handle(ctx, st, a.ID, batch); err != nil {
-			return err
+		if err := r.handle(ctx, st, partition, batch); err != nil {
+			return offset, err
 		}
 		last := batch[len(batch)-1]
-		if err := gen.CommitOffsets(map[string]map[int]int64{topic: {a.ID: last.Offset + 1}}); err != nil {
-			// The generation ended under us: the next owner redoes the
-			// batch, and its effects are idempotent.
-			return fmt.Errorf("cannot commit %s/%d@%d: %w", topic, a.ID, last.Offset+1, err)
+		if err := gen.CommitOffsets(map[string]map[int]int64{topic: {partition: last.Offset + 1}}); err != nil {
+			// The generation may have ended under us: the next owner redoes
+			// the batch, and its effects are idempotent.
+			return offset, fmt.Errorf("cannot commit %s/%d@%d: %w", topic, partition, last.Offset+1, err)
 		}
+		offset = last.Offset + 1
 		r.metrics.add(mIn, st.Name, len(batch))
 		r.metrics.observe(st.Name, time.Since(start).Seconds())
 	}
 }
 
-// handle makes a batch's effects durable: produced records, state changes and
-// dead letters are written in one call before the caller commits.
+// handle makes a batch's effects durable before the caller commits: records
+// and dead letters first, then state changes.
 func (r *Runner) handle(ctx context.Context, st *Stage, partition int, batch []Message) error {
 	var out []Record
 	if st.Sink != nil {
@@ -222,11 +234,17 @@ func (r *Runner) handle(ctx context.Context, st *Stage, partition int, batch []M
 		}
 		out = recs
 	}
-	if st.State != nil {
-		out = append(out, st.State.drain(partition)...)
-	}
 	if err := Produce(ctx, r.w, out...); err != nil {
 		return err
+	}
+	// State changes go after the outputs: should the process die between
+	// the two writes, the batch is redone from the older state and yields
+	// the same outputs (deterministic ids), never a state that claims work
+	// whose outputs were lost.
+	if st.State != nil {
+		if err := Produce(ctx, r.w, st.State.drain(partition)...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/robustream/robustream/processors/pair"
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sinks/clickhouse"
+	"github.com/robustream/robustream/sources/demo"
+	"github.com/robustream/robustream/streams"
+)
+
+// cmdBench measures each stage and the ClickHouse sink against baselines
+// measured in the same run on the same broker and engine: raw kafka-go
+// produce+consume of the stage's input bytes, and a raw chDB Arrow insert of
+// the sink's rows. It prints events/s and the ratio, and the peak RSS.
+func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	periods := fs.Int("periods", 8, "demo periods to generate as input")
+	cfg, err := parseConfig(fs, args, stdout, "clickhouse.chdb_lib", "log.level", "log.format", "kafka.partitions")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "robustream-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cfg.DataDir = tmp
+	cfg.Log.Level = "warn"
+	log := newLogger(cfg.Log)
+	e, err := startEngine(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+
+	inputs, err := benchInputs(ctx, e, *periods)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "robustream bench: %d demo periods, embedded broker, %d partitions\n\n", *periods, e.kafka.Partitions())
+	fmt.Fprintf(stdout, "%-10s %9s %14s %14s %7s\n", "stage", "events", "stage ev/s", "raw kafka ev/s", "ratio")
+	specs := selectStages(nil)
+	for i, spec := range specs {
+		if strings.HasPrefix(spec.name, "sink.") {
+			continue
+		}
+		msgs := inputs[spec.inputs[0]]
+		if len(msgs) == 0 {
+			continue
+		}
+		raw, err := benchRawKafka(ctx, e, fmt.Sprintf("bench.raw.%d", i), msgs)
+		if err != nil {
+			return err
+		}
+		st, err := benchStage(ctx, e, spec, msgs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-10s %9d %14.0f %14.0f %6.2f×\n", spec.name, len(msgs), st, raw, st/raw)
+	}
+	if err := benchSink(ctx, e, cfg, inputs[streams.TopicEvalResults], stdout); err != nil {
+		if errors.Is(err, clickhouse.ErrNoChDB) {
+			fmt.Fprintf(stdout, "\nsink: skipped (%v; run make setup)\n", err)
+		} else {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\npeak RSS of this process: %s\n", peakRSS())
+	return nil
+}
+
+// benchInputs runs the processors in-process over the demo feed to obtain
+// realistic input messages for every topic.
+func benchInputs(ctx context.Context, e *engine, periods int) (map[string][]streams.Message, error) {
+	out := map[string][]streams.Message{}
+	var docs []streams.Message
+	for p := 0; p < periods; p++ {
+		for _, d := range demo.Generate(7, p) {
+			d.Version = 1
+			schemas.Stamp(&d, schemas.ID(d.DocID, d.ContentHash))
+			b, err := schemas.Encode(&d)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, streams.Message{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b})
+		}
+	}
+	out[streams.TopicDocuments] = docs
+	cur := docs
+	st := newMemStore()
+	for _, spec := range selectStages(nil) {
+		if strings.HasPrefix(spec.name, "sink.") {
+			continue
+		}
+		stage, err := spec.build(e)
+		if err != nil {
+			return nil, err
+		}
+		proc := stage.Processor
+		if spec.name == pair.StageName {
+			proc = pair.NewStage(st)
+		}
+		var next []streams.Message
+		for i, m := range cur {
+			recs, err := proc.Process(streams.WithPartition(ctx, 0), m)
+			if err != nil {
+				return nil, fmt.Errorf("bench input for %s, message %d: %w", spec.name, i, err)
+			}
+			for _, r := range recs {
+				next = append(next, streams.Message{Topic: r.Topic, Key: r.Key, Value: r.Value})
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		out[next[0].Topic] = next
+		cur = next
+	}
+	return out, nil
+}
+
+func toRecords(topic string, msgs []streams.Message) []streams.Record {
+	recs := make([]streams.Record, len(msgs))
+	for i, m := range msgs {
+		recs[i] = streams.Record{Topic: topic, Key: m.Key, Value: m.Value}
+	}
+	return recs
+}
+
+// benchRawKafka produces msgs to a fresh topic with kafka-go and consumes
+// them back, returning events/s of the whole round trip.
+func benchRawKafka(ctx context.Context, e *engine, topic string, msgs []streams.Message) (float64, error) {
+	if err := e.kafka.EnsureTopics(ctx, topic); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	w := e.kafka.NewWriter()
+	defer w.Close()
+	if err := produceChunked(ctx, w, toRecords(topic, msgs)); err != nil {
+		return 0, err
+	}
+	ends, err := e.kafka.EndOffsets(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for p, end := range ends[topic] {
+		if end == 0 {
+			continue
+		}
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: e.kafka.Brokers(), Topic: topic, Partition: p, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
+		for {
+			m, err := r.ReadMessage(ctx)
+			if err != nil {
+				r.Close()
+				return 0, err
+			}
+			n++
+			if m.Offset >= end-1 {
+				break
+			}
+		}
+		r.Close()
+	}
+	if n != len(msgs) {
+		return 0, fmt.Errorf("raw baseline read %d of %d messages", n, len(msgs))
+	}
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+func produceChunked(ctx context.Context, w *kafka.Writer, recs []streams.Record) error {
+	for i := 0; i < len(recs); i += 5000 {
+		if err := streams.Produce(ctx, w, recs[i:min(i+5000, len(recs))]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchStage produces msgs to a fresh input topic and runs the stage on it
+// until drained, returning events/s of produce + process + produce + commit.
+func benchStage(ctx context.Context, e *engine, spec stageSpec, msgs []streams.Message) (float64, error) {
+	st, err := spec.build(e)
+	if err != nil {
+		return 0, err
+	}
+	topic := "bench.in." + spec.name
+	st.Inputs = []string{topic}
+	st.Name = "bench." + spec.name
+	if st.State != nil {
+		st.State = streams.NewState(e.kafka, st.Name)
+		st.Processor = pair.NewStage(st.State)
+	}
+	if err := e.kafka.EnsureTopics(ctx, topic); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	w := e.kafka.NewWriter()
+	defer w.Close()
+	if err := produceChunked(ctx, w, toRecords(topic, msgs)); err != nil {
+		return 0, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.runner.Run(runCtx, st) }()
+	err = e.runner.WaitDrained(ctx, map[string][]string{st.Name: {topic}}, 20*time.Millisecond, func() bool { return true }, nil)
+	took := time.Since(start)
+	cancel()
+	if rerr := <-done; rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	return float64(len(msgs)) / took.Seconds(), nil
+}
+
+// benchSink compares the ClickHouse sink (JSON decode + Arrow build + insert
+// with dedup token) to a raw Arrow insert of the same rows on chDB.
+func benchSink(ctx context.Context, e *engine, cfg *Config, results []streams.Message, w io.Writer) error {
+	if len(results) == 0 {
+		return errors.New("no eval results to insert")
+	}
+	ch, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: filepath.Join(cfg.DataDir, "sinkbench"), LibPath: cfg.ClickHouse.ChDBLib})
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	if err := clickhouse.Migrate(ctx, ch, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		return err
+	}
+	table := schemas.TableNamed("eval_results")
+	events := make([]schemas.Event, len(results))
+	for i, m := range results {
+		ev := table.NewEvent()
+		if err := schemas.Decode(m.Value, ev); err != nil {
+			return err
+		}
+		events[i] = ev
+	}
+	const rounds = 5
+	start := time.Now()
+	for r := 0; r < rounds; r++ {
+		rec := table.Record(events)
+		err := ch.InsertArrow(ctx, "eval_results", rec, "raw-"+strconv.Itoa(r))
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	raw := float64(rounds*len(events)) / time.Since(start).Seconds()
+	sink, err := clickhouse.NewSink(ch, "eval_results", e.log)
+	if err != nil {
+		return err
+	}
+	start = time.Now()
+	for r := 0; r < rounds; r++ {
+		batch := make([]streams.Message, len(results))
+		for i, m := range results {
+			m.Topic, m.Partition, m.Offset = streams.TopicEvalResults, r, int64(i)
+			batch[i] = m
+		}
+		if err := sink.Write(ctx, batch); err != nil {
+			return err
+		}
+	}
+	got := float64(rounds*len(results)) / time.Since(start).Seconds()
+	fmt.Fprintf(w, "\n%-10s %9s %14s %14s %7s\n", "sink", "rows", "sink rows/s", "raw chDB rows/s", "ratio")
+	fmt.Fprintf(w, "%-10s %9d %14.0f %14.0f %6.2f×\n", "clickhouse", rounds*len(results), got, raw, got/raw)
+	return nil
+}
+
+// memStore is an in-memory pair.Store for building bench inputs.
+type memStore struct{ m map[string][]byte }
+
+func newMemStore() *memStore                                        { return &memStore{m: map[string][]byte{}} }
+func (s *memStore) Get(k string) ([]byte, bool)                     { v, ok := s.m[k]; return v, ok }
+func (s *memStore) Put(_ context.Context, k string, v []byte) error { s.m[k] = v; return nil }
+func (s *memStore) Delete(_ context.Context, k string) error        { delete(s.m, k); return nil }
+
+// peakRSS reads VmHWM from /proc/self/status.
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				kb, _ := strconv.ParseFloat(f[1], 64)
+				return fmt.Sprintf("%.0f MiB", kb/1024)
+			}
+		}
+	}
+	return "unknown"
+}

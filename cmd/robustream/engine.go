@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/robustream/robustream/sinks/clickhouse"
+	"github.com/robustream/robustream/sources"
+	"github.com/robustream/robustream/sources/demo"
+	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/streams"
+)
+
+// engine is the running infrastructure of one process: broker (embedded or
+// not), Kafka clients, ClickHouse, models, metrics.
+type engine struct {
+	cfg       *Config
+	log       *slog.Logger
+	broker    *streams.Broker
+	kafka     *streams.Kafka
+	runner    *streams.Runner
+	ch        clickhouse.Engine
+	models    modelSet
+	reg       *prometheus.Registry
+	metrics   *streams.Metrics
+	pairState *streams.State
+}
+
+func newLogger(c LogConfig) *slog.Logger {
+	var lv slog.Level
+	_ = lv.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: lv}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// startEngine brings up Kafka (the embedded broker unless brokers are
+// configured) and ClickHouse (migrated), and loads the models.
+func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHouse bool) (*engine, error) {
+	e := &engine{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	e.metrics = streams.NewMetrics(e.reg)
+	var err error
+	if e.models, err = loadModels(cfg.Models); err != nil {
+		return nil, err
+	}
+	kcfg := cfg.Kafka
+	if len(kcfg.Brokers) == 0 {
+		if e.broker, err = streams.StartBroker(filepath.Join(cfg.DataDir, "kafka"), "", kcfg.Partitions); err != nil {
+			return nil, err
+		}
+		kcfg.Brokers = []string{e.broker.Addr()}
+		log.Info("embedded Kafka broker started", "addr", e.broker.Addr(), "dir", filepath.Join(cfg.DataDir, "kafka"))
+	}
+	if e.kafka, err = streams.NewKafka(kcfg); err != nil {
+		e.close()
+		return nil, err
+	}
+	e.runner = streams.NewRunner(e.kafka, log, e.metrics)
+	if err := e.kafka.EnsureTopics(ctx, allTopics()...); err != nil {
+		e.close()
+		return nil, err
+	}
+	if withClickHouse {
+		if e.ch, err = openClickHouse(ctx, cfg); err != nil {
+			e.close()
+			return nil, err
+		}
+		if err := clickhouse.Migrate(ctx, e.ch, log); err != nil {
+			e.close()
+			return nil, err
+		}
+		if !e.ch.SupportsDedup() {
+			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
+		}
+	}
+	return e, nil
+}
+
+func allTopics() []string {
+	return []string{streams.TopicDocuments, streams.TopicChunks, streams.TopicTriplets, streams.TopicQuestions,
+		streams.TopicVariants, streams.TopicEvalRequests, streams.TopicEvalResults, streams.TopicOutcomes,
+		streams.TopicAlerts, streams.TopicDLQ}
+}
+
+func openClickHouse(ctx context.Context, cfg *Config) (clickhouse.Engine, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, err
+	}
+	ch, err := clickhouse.Open(ctx, clickhouse.Config{URL: cfg.ClickHouse.URL, DataDir: cfg.DataDir, LibPath: cfg.ClickHouse.ChDBLib})
+	if errors.Is(err, clickhouse.ErrNoChDB) {
+		return nil, fmt.Errorf("%w\n  run `make setup` to fetch it, or point --clickhouse at a server", err)
+	}
+	return ch, err
+}
+
+func (e *engine) close() {
+	if e.runner != nil {
+		e.runner.Close()
+	}
+	if e.kafka != nil {
+		e.kafka.Close()
+	}
+	if e.ch != nil {
+		e.ch.Close()
+	}
+	if e.broker != nil {
+		e.broker.Close()
+	}
+}
+
+// stages builds the named stages (all when empty).
+func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, error) {
+	var out []streams.Stage
+	inputs := map[string][]string{}
+	for _, spec := range selectStages(names) {
+		if e.ch == nil && strings.HasPrefix(spec.name, "sink.") {
+			continue
+		}
+		st, err := spec.build(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, st)
+		inputs[spec.name] = spec.inputs
+	}
+	return out, inputs, nil
+}
+
+// sourceSpec is a parsed --source value.
+type sourceSpec struct {
+	kind, arg string
+}
+
+func parseSourceSpec(s string) (sourceSpec, error) {
+	kind, arg, _ := strings.Cut(s, ":")
+	switch kind {
+	case "demo":
+		return sourceSpec{kind: kind, arg: arg}, nil
+	case "dir":
+		if arg == "" {
+			return sourceSpec{}, errors.New("dir: needs a path (dir:PATH)")
+		}
+		return sourceSpec{kind: kind, arg: arg}, nil
+	case "jsonl", "rss", "kafka":
+		return sourceSpec{}, fmt.Errorf("%s: sources are not supported by this build yet (use demo or dir:PATH)", kind)
+	}
+	return sourceSpec{}, fmt.Errorf("unknown source %q (want demo or dir:PATH)", s)
+}
+
+// newSource builds the source of spec; finite makes an unbounded source
+// finite (eval --once).
+func (e *engine) newSource(ctx context.Context, spec string, finite bool) (*sources.Versioned, error) {
+	sp, err := parseSourceSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	var src streams.Source
+	switch sp.kind {
+	case "demo":
+		dc := demo.Config{Seed: e.cfg.Demo.Seed, Periods: e.cfg.Demo.Periods, Interval: e.cfg.Demo.Interval}
+		if finite && dc.Periods == 0 {
+			dc.Periods = 2
+		}
+		if src, err = demo.New(dc); err != nil {
+			return nil, err
+		}
+	case "dir":
+		if src, err = dir.New(dir.Config{Path: sp.arg, Watch: !finite}, e.log); err != nil {
+			return nil, err
+		}
+	}
+	st := streams.NewState(e.kafka, "source."+src.Name())
+	if err := st.RestoreAll(ctx); err != nil {
+		return nil, err
+	}
+	return sources.NewVersioned(src, st, e.kafka.Partitions()), nil
+}
+
+// engineInfo is written to <data-dir>/engine.json while an engine runs, so
+// that `sql` and `report` reach it through its HTTP API (chDB locks the data
+// directory).
+type engineInfo struct {
+	PID  int    `json:"pid"`
+	HTTP string `json:"http"`
+}
+
+func infoPath(dataDir string) string { return filepath.Join(dataDir, "engine.json") }
+
+func writeEngineInfo(dataDir, addr string) error {
+	b, _ := json.Marshal(engineInfo{PID: os.Getpid(), HTTP: addr})
+	return os.WriteFile(infoPath(dataDir), b, 0o644)
+}
+
+// runningEngine returns the info of a live engine on dataDir, if any.
+func runningEngine(dataDir string) (engineInfo, bool) {
+	b, err := os.ReadFile(infoPath(dataDir))
+	if err != nil {
+		return engineInfo{}, false
+	}
+	var info engineInfo
+	if json.Unmarshal(b, &info) != nil || info.PID <= 0 || info.HTTP == "" {
+		return engineInfo{}, false
+	}
+	if err := syscall.Kill(info.PID, 0); err != nil {
+		return engineInfo{}, false
+	}
+	return info, true
+}

@@ -1,0 +1,133 @@
+// Command robustream continuously measures how robust RAG systems are: it
+// turns streaming documents into questions with known answers, perturbs them,
+// asks the models under test, judges and pairs the answers, and keeps rolling
+// robustness metrics in ClickHouse.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/robustream/robustream/streams"
+)
+
+// version is set at build time (-ldflags "-X main.version=…").
+var version = "dev"
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run the pipeline (embedded broker, ClickHouse and demo feed by default)", cmdRun},
+		{"broker", "run the embedded Kafka broker alone", cmdBroker},
+		{"eval", "eval --once: process a finite source to completion, print a summary, exit", cmdEval},
+		{"sql", "run a query against the configured ClickHouse", cmdSQL},
+		{"report", "print robustness scores per model", cmdReport},
+		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},
+		{"bench", "measure stage and sink throughput against raw baselines", cmdBench},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "robustream — streaming robustness evaluation for RAG\n\nUsage: robustream <command> [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun `robustream <command> -h` for its flags.\n")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout)
+			if err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errDryRunOK) {
+				return 0
+			}
+			fmt.Fprintf(stderr, "robustream %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "robustream: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+var errDryRunOK = errors.New("configuration is valid")
+
+// parseConfig parses a command's flags and loads the configuration.
+// With --dry-run it reports the verdict and returns errDryRunOK or the errors.
+func parseConfig(fs *flag.FlagSet, args []string, stdout io.Writer, keys ...string) (*Config, error) {
+	l := newLoader(fs, keys...)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg, errs := l.load()
+	if len(errs) > 0 {
+		msg := fmt.Sprintf("%d configuration error(s):", len(errs))
+		for _, e := range errs {
+			msg += "\n  " + e.Error()
+		}
+		return nil, errors.New(msg)
+	}
+	if l.dryRun {
+		fmt.Fprintln(stdout, "configuration is valid")
+		return nil, errDryRunOK
+	}
+	return cfg, nil
+}
+
+func cmdVersion(_ context.Context, _ []string, stdout io.Writer) error {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v += "+" + s.Value
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "robustream %s\n", v)
+	return nil
+}
+
+func cmdBroker(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:9092", "address to listen on (127.0.0.1 only)")
+	cfg, err := parseConfig(fs, args, stdout, "data_dir", "kafka.partitions", "log.level", "log.format")
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log)
+	dir := cfg.DataDir + "/kafka"
+	b, err := streams.StartBroker(dir, *listen, cfg.Kafka.Partitions)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	log.Info("embedded Kafka broker listening", "addr", b.Addr(), "dir", dir)
+	fmt.Fprintf(stdout, "broker listening on %s\n", b.Addr())
+	<-ctx.Done()
+	log.Info("broker stopping")
+	return nil
+}

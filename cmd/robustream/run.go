@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+	"golang.org/x/term"
+
+	"github.com/robustream/robustream/streams"
+)
+
+// errDrained ends eval --once: every stage has drained.
+var errDrained = errors.New("drained")
+
+var runKeys = []string{"data_dir", "http", "stages", "source", "models", "kafka.brokers", "kafka.sasl_mechanism",
+	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
+	"clickhouse.url", "clickhouse.chdb_lib", "demo.seed", "demo.periods", "demo.interval", "log.level", "log.format",
+	"http_token_env"}
+
+func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	cfg, err := parseConfig(fs, args, stdout, runKeys...)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Log)
+	withSinks := len(cfg.Stages) == 0 || hasSinks(cfg.Stages)
+	e, err := startEngine(ctx, cfg, log, withSinks)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	stages, inputs, err := e.stages(cfg.Stages)
+	if err != nil {
+		return err
+	}
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	if cfg.HTTP != "" {
+		srv, err := newServer(e, cfg.HTTP)
+		if err != nil {
+			return err
+		}
+		p.Go(srv.serve)
+		if err := writeEngineInfo(cfg.DataDir, srv.addr); err != nil {
+			return err
+		}
+		defer os.Remove(infoPath(cfg.DataDir))
+		fmt.Fprintf(stdout, "robustream is running: dashboard http://%s/  (Ctrl-C to stop)\n", srv.addr)
+	}
+	p.Go(func(ctx context.Context) error { return e.runner.RunAll(ctx, stages) })
+	if cfg.Source != "" && cfg.Source != "none" && (len(cfg.Stages) == 0 || contains(cfg.Stages, "source")) {
+		src, err := e.newSource(ctx, cfg.Source, false)
+		if err != nil {
+			return err
+		}
+		p.Go(func(ctx context.Context) error {
+			return e.runner.RunSource(ctx, src, streams.SourceOptions{MaxLag: 20000, Watch: map[string][]string{"chunk": {streams.TopicDocuments}}})
+		})
+	}
+	p.Go(func(ctx context.Context) error {
+		// Lag gauges for /metrics.
+		for {
+			if _, err := e.runner.Lags(ctx, inputs); err != nil && ctx.Err() == nil {
+				log.Debug("cannot measure lag", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(5 * time.Second):
+			}
+		}
+	})
+	log.Info("pipeline running", "stages", len(stages))
+	err = p.Wait()
+	log.Info("shutting down")
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func hasSinks(stages []string) bool {
+	for _, s := range stages {
+		if s == "sinks" || strings.HasPrefix(s, "sink.") {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	once := fs.Bool("once", false, "process the source to completion and exit (required)")
+	cfg, err := parseConfig(fs, args, stdout, runKeys...)
+	if err != nil {
+		return err
+	}
+	if !*once {
+		return errors.New("only `eval --once` exists; use `robustream run` for continuous evaluation")
+	}
+	if cfg.Source == "" || cfg.Source == "none" {
+		return errors.New("--source is required (dir:PATH or demo)")
+	}
+	log := newLogger(cfg.Log)
+	started := time.Now()
+	e, err := startEngine(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	stages, inputs, err := e.stages(nil)
+	if err != nil {
+		return err
+	}
+	src, err := e.newSource(ctx, cfg.Source, true)
+	if err != nil {
+		return err
+	}
+	var sourceDone atomic.Bool
+	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
+	p.Go(func(ctx context.Context) error { return e.runner.RunAll(ctx, stages) })
+	p.Go(func(ctx context.Context) error {
+		err := e.runner.RunSource(ctx, src, streams.SourceOptions{})
+		sourceDone.Store(err == nil)
+		return err
+	})
+	prog := newProgress(stdout, log)
+	p.Go(func(ctx context.Context) error {
+		if err := e.runner.WaitDrained(ctx, inputs, 300*time.Millisecond, sourceDone.Load, prog.update); err != nil {
+			return err
+		}
+		return errDrained // stops the stages
+	})
+	err = p.Wait()
+	if !errors.Is(err, errDrained) {
+		if ctx.Err() != nil {
+			return errors.New("interrupted before the pipeline drained")
+		}
+		if err == nil {
+			err = errors.New("pipeline stopped before draining")
+		}
+		return err
+	}
+	return printSummary(ctx, e, src.Emitted.Load(), src.Unchanged.Load(), time.Since(started), stdout)
+}
+
+// progress renders stage progress: bars on a terminal, log lines otherwise.
+type progress struct {
+	w       io.Writer
+	log     *slog.Logger
+	tty     bool
+	last    time.Time
+	printed bool
+}
+
+func newProgress(w io.Writer, log *slog.Logger) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	return &progress{w: w, log: log, tty: tty}
+}
+
+func (p *progress) update(lags map[string]streams.Lag) {
+	names := make([]string, 0, len(lags))
+	for n := range lags {
+		if !strings.HasPrefix(n, "sink.") {
+			names = append(names, n)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool { return stageOrder(names[i]) < stageOrder(names[j]) })
+	var sinkDone, sinkAll int64
+	for n, l := range lags {
+		if strings.HasPrefix(n, "sink.") {
+			sinkDone += l.Ends - l.Remaining
+			sinkAll += l.Ends
+		}
+	}
+	if p.tty {
+		var b strings.Builder
+		if p.printed {
+			fmt.Fprintf(&b, "\x1b[%dA", len(names)+1)
+		}
+		for _, n := range names {
+			l := lags[n]
+			fmt.Fprintf(&b, "\r\x1b[K%-10s %s %d/%d\n", n, bar(l.Ends-l.Remaining, l.Ends), l.Ends-l.Remaining, l.Ends)
+		}
+		fmt.Fprintf(&b, "\r\x1b[K%-10s %s %d/%d\n", "clickhouse", bar(sinkDone, sinkAll), sinkDone, sinkAll)
+		fmt.Fprint(p.w, b.String())
+		p.printed = true
+		return
+	}
+	if time.Since(p.last) < 5*time.Second {
+		return
+	}
+	p.last = time.Now()
+	attrs := []any{}
+	for _, n := range names {
+		attrs = append(attrs, n, fmt.Sprintf("%d/%d", lags[n].Ends-lags[n].Remaining, lags[n].Ends))
+	}
+	attrs = append(attrs, "clickhouse", fmt.Sprintf("%d/%d", sinkDone, sinkAll))
+	p.log.Info("progress", attrs...)
+}
+
+func bar(done, all int64) string {
+	const width = 30
+	n := width
+	if all > 0 {
+		n = int(done * width / all)
+	}
+	return "[" + strings.Repeat("█", n) + strings.Repeat("·", width-n) + "]"
+}
+
+func stageOrder(name string) int {
+	for i, n := range stageNames() {
+		if n == name {
+			return i
+		}
+	}
+	return 1 << 20
+}

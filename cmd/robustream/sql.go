@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/robustream/robustream/sinks/clickhouse"
+)
+
+var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "log.level", "log.format", "http_token_env"}
+
+// querier runs read-only SQL: through a running engine's HTTP API when one
+// holds the data directory, else by opening the configured ClickHouse.
+type querier struct {
+	cfg    *Config
+	ch     clickhouse.Engine
+	remote string
+}
+
+func newQuerier(ctx context.Context, cfg *Config) (*querier, error) {
+	if cfg.ClickHouse.URL == "" {
+		if info, ok := runningEngine(cfg.DataDir); ok {
+			return &querier{cfg: cfg, remote: info.HTTP}, nil
+		}
+		if _, err := os.Stat(cfg.DataDir); err != nil {
+			return nil, fmt.Errorf("data dir %s: %w (run `robustream eval --once` or `robustream run` first)", cfg.DataDir, err)
+		}
+	}
+	ch, err := openClickHouse(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &querier{cfg: cfg, ch: ch}, nil
+}
+
+func (q *querier) query(ctx context.Context, sql, format string) ([]byte, error) {
+	if q.ch != nil {
+		return q.ch.Query(ctx, sql, format)
+	}
+	u := "http://" + q.remote + "/api/sql?" + url.Values{"format": {format}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(sql))
+	if err != nil {
+		return nil, err
+	}
+	if q.cfg.HTTPToken != "" {
+		req.Header.Set("Authorization", "Bearer "+os.Getenv(q.cfg.HTTPToken))
+	}
+	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the running engine at %s: %w", q.remote, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("engine at %s: %s", q.remote, strings.TrimSpace(string(body)))
+	}
+	return body, nil
+}
+
+func (q *querier) close() {
+	if q.ch != nil {
+		q.ch.Close()
+	}
+}
+
+func cmdSQL(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	format := fs.String("format", "TabSeparated", "ClickHouse output format")
+	cfg, err := parseConfig(fs, args, stdout, sqlKeys...)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New(`usage: robustream sql [--data-dir D | --clickhouse URL] [--format F] "QUERY"`)
+	}
+	q, err := newQuerier(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer q.close()
+	out, err := q.query(ctx, fs.Arg(0), *format)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	cfg, err := parseConfig(fs, args, stdout, sqlKeys...)
+	if err != nil {
+		return err
+	}
+	ch, err := openClickHouse(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	if err := clickhouse.Migrate(ctx, ch, newLogger(cfg.Log)); err != nil {
+		return err
+	}
+	v, _ := ch.ServerVersion(ctx)
+	fmt.Fprintf(stdout, "schema is up to date (%s %s)\n", ch.Kind(), v)
+	return nil
+}
+
+func cmdReport(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	cfg, err := parseConfig(fs, args, stdout, sqlKeys...)
+	if err != nil {
+		return err
+	}
+	q, err := newQuerier(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer q.close()
+	return writeReport(ctx, q.query, stdout)
+}
+
+// reportQuery is the RARE score table of `report` and the summary.
+const reportQuery = `SELECT model_id, n, overall, query_robustness, document_robustness, retrieval_robustness
+FROM robustream.rare_scores ORDER BY model_id`
+
+type queryFunc func(ctx context.Context, sql, format string) ([]byte, error)
+
+// writeReport prints the RARE robustness scores per model.
+func writeReport(ctx context.Context, query queryFunc, w io.Writer) error {
+	out, err := query(ctx, reportQuery, "TabSeparated")
+	if err != nil {
+		return err
+	}
+	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
+	fmt.Fprintf(w, "RARE robustness (mean judge f; 1 = robust)\n")
+	fmt.Fprintf(w, "%-26s %8s %8s %8s %8s %9s\n", "model", "outcomes", "overall", "query", "document", "retrieval")
+	if len(rows) == 1 && rows[0] == "" {
+		fmt.Fprintln(w, "(no outcomes yet)")
+		return nil
+	}
+	for _, r := range rows {
+		c := strings.Split(r, "\t")
+		if len(c) < 6 {
+			continue
+		}
+		label := c[0]
+		if strings.HasPrefix(label, "builtin:") {
+			label += " (baseline)"
+		}
+		fmt.Fprintf(w, "%-26s %8s %8s %8s %8s %9s\n", label, c[1], score(c[2]), score(c[3]), score(c[4]), score(c[5]))
+	}
+	return nil
+}
+
+func score(s string) string {
+	if s == "nan" || s == "\\N" || s == "" {
+		return "—"
+	}
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil {
+		return s
+	}
+	return fmt.Sprintf("%.3f", f)
+}
+
+// printSummary ends eval --once.
+func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took time.Duration, w io.Writer) error {
+	counts, err := e.ch.Query(ctx, `SELECT
+ (SELECT count() FROM robustream.documents), (SELECT count() FROM robustream.chunks),
+ (SELECT count() FROM robustream.triplets), (SELECT count() FROM robustream.questions),
+ (SELECT count() FROM robustream.variants), (SELECT count() FROM robustream.eval_results),
+ (SELECT count() FROM robustream.outcomes)`, "TabSeparated")
+	if err != nil {
+		return err
+	}
+	c := strings.Fields(string(counts))
+	if len(c) < 7 {
+		return fmt.Errorf("unexpected summary row %q", counts)
+	}
+	dlq, err := e.kafka.EndOffsets(ctx, "rs.dlq")
+	if err != nil {
+		return err
+	}
+	var dead int64
+	for _, n := range dlq["rs.dlq"] {
+		dead += n
+	}
+	pending := 0
+	if e.pairState != nil {
+		pending = e.pairState.Len()
+	}
+	fmt.Fprintf(w, "\neval finished in %s: %d new document version(s), %d unchanged\n", took.Round(time.Millisecond), emitted, unchanged)
+	fmt.Fprintf(w, "documents %s · chunks %s · triplets %s · questions %s · variants %s · results %s · outcomes %s · dead letters %d · open pairings %d\n\n",
+		c[0], c[1], c[2], c[3], c[4], c[5], c[6], dead, pending)
+	return writeReport(ctx, e.ch.Query, w)
+}

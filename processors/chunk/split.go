@@ -1,0 +1,301 @@
+package chunk
+
+import (
+	"strings"
+	"unicode"
+)
+
+// DefaultMaxTokens is the RARE profile's chunk size: "passages of
+// approximately 600 tokens" (RARE §4.1).
+const DefaultMaxTokens = 600
+
+// Kinds of Piece.
+const (
+	KindText  = "text"
+	KindTable = "table"
+)
+
+// Piece is one chunk of a text. Text is exactly text[Start:End] of the input,
+// so spans can be checked and highlighted without re-searching.
+type Piece struct {
+	Text   string
+	Start  int // byte offset of the first byte in the input
+	End    int // byte offset just past the last byte
+	Tokens int // cl100k_base tokens of Text
+	Kind   string
+}
+
+// Split cuts text into pieces of about maxTokens tokens (DefaultMaxTokens when
+// maxTokens <= 0), following RARE §4.1:
+//   - a paragraph (a block of non-blank lines; a fenced code block counts as
+//     one) is never divided;
+//   - a Markdown table is never divided, and its title line (a heading, a
+//     "Table …" caption, a bold line or a line ending in ':' right before it)
+//     and its notes ("Note…", "Source…", footnote marks right after it) stay
+//     with it; a table with its title and notes is a piece of its own, of kind
+//     "table", so the kind stays truthful;
+//   - paragraphs are packed greedily while the piece stays within maxTokens; a
+//     paragraph longer than that becomes a piece of its own;
+//   - a heading is not left dangling at the end of a piece when it can open
+//     the next one.
+//
+// Empty or blank text yields no pieces.
+func Split(text string, maxTokens int) []Piece {
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	units := group(paragraphs(text))
+	p := packer{text: text, max: maxTokens}
+	for _, u := range units {
+		if u.table {
+			p.flushAll()
+			p.emit([]unit{u}, KindTable)
+			continue
+		}
+		p.add(u)
+	}
+	p.flushAll()
+	return p.pieces
+}
+
+// paragraph is a run of non-blank lines.
+type paragraph struct {
+	start, end int // byte span, without the trailing line break
+	lines      []string
+}
+
+// unit is what packing moves around: a paragraph, or a table with its title
+// and notes.
+type unit struct {
+	start, end int
+	table      bool
+	heading    bool
+}
+
+// paragraphs splits text at blank lines. Blank lines inside a fenced code
+// block do not end it: a code sample is one paragraph.
+func paragraphs(text string) []paragraph {
+	var out []paragraph
+	var cur *paragraph
+	inFence := false
+	for pos := 0; pos < len(text); {
+		nl := strings.IndexByte(text[pos:], '\n')
+		lineEnd, next := len(text), len(text)
+		if nl >= 0 {
+			lineEnd, next = pos+nl, pos+nl+1
+		}
+		line := strings.TrimRight(text[pos:lineEnd], "\r")
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			inFence = !inFence
+		}
+		switch {
+		case trimmed == "" && !inFence:
+			if cur != nil {
+				out = append(out, *cur)
+				cur = nil
+			}
+		default:
+			if cur == nil {
+				cur = &paragraph{start: pos}
+			}
+			cur.end = pos + len(strings.TrimRightFunc(line, unicode.IsSpace))
+			cur.lines = append(cur.lines, line)
+		}
+		pos = next
+	}
+	if cur != nil {
+		out = append(out, *cur)
+	}
+	return out
+}
+
+// group turns paragraphs into units, attaching a table's title and notes.
+func group(ps []paragraph) []unit {
+	var out []unit
+	for i := 0; i < len(ps); i++ {
+		p := ps[i]
+		u := unit{start: p.start, end: p.end, heading: len(p.lines) == 1 && isHeading(p.lines[0])}
+		if !isTable(p.lines) {
+			out = append(out, u)
+			continue
+		}
+		u.table = true
+		u.heading = false
+		if i > 0 && len(out) > 0 {
+			prev := ps[i-1]
+			last := out[len(out)-1]
+			if !last.table && last.start == prev.start && isTitle(prev.lines) {
+				u.start = last.start
+				out = out[:len(out)-1]
+			}
+		}
+		for i+1 < len(ps) && isNote(ps[i+1].lines) {
+			i++
+			u.end = ps[i].end
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// isTable reports whether a paragraph holds a Markdown (GFM) table: a header
+// row followed by a delimiter row, or at least two pipe-led rows.
+func isTable(lines []string) bool {
+	piped := 0
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if i > 0 && isDelimiterRow(t) && strings.Contains(lines[i-1], "|") {
+			return true
+		}
+		if strings.HasPrefix(t, "|") {
+			piped++
+		}
+	}
+	return piped >= 2
+}
+
+// isDelimiterRow matches "|---|:--:|" style rows. A pipe is required: "---"
+// alone is a thematic break, not a table.
+func isDelimiterRow(t string) bool {
+	if !strings.Contains(t, "|") || !strings.Contains(t, "-") {
+		return false
+	}
+	for _, r := range t {
+		switch r {
+		case '|', '-', ':', ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHeading(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "#")
+}
+
+// isTitle says whether a one-line paragraph reads as a table caption rather
+// than as prose that merely precedes the table.
+func isTitle(lines []string) bool {
+	if len(lines) != 1 {
+		return false
+	}
+	t := strings.TrimSpace(lines[0])
+	if len(strings.Fields(t)) > 30 || isTable(lines) {
+		return false
+	}
+	lower := strings.ToLower(strings.Trim(t, "*_ "))
+	switch {
+	case isHeading(t),
+		strings.HasPrefix(lower, "table"), strings.HasPrefix(lower, "exhibit"), strings.HasPrefix(lower, "figure"),
+		strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**"),
+		strings.HasSuffix(t, ":"):
+		return true
+	}
+	// A caption usually has no sentence-final punctuation.
+	return !strings.ContainsAny(t[len(t)-1:], ".!?")
+}
+
+// isNote says whether a paragraph right after a table explains it.
+func isNote(lines []string) bool {
+	if len(lines) == 0 || isTable(lines) {
+		return false
+	}
+	t := strings.TrimSpace(lines[0])
+	for _, mark := range []string{"†", "‡", "¹", "²", "³", "(a)", "(1)"} {
+		if strings.HasPrefix(t, mark) {
+			return true
+		}
+	}
+	if strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "**") {
+		return true // a footnote mark such as "*Excluding one-off items."
+	}
+	lower := strings.ToLower(strings.TrimLeft(t, "*_> "))
+	return strings.HasPrefix(lower, "note") || strings.HasPrefix(lower, "source")
+}
+
+// packer accumulates text units into pieces.
+type packer struct {
+	text   string
+	max    int
+	cur    []unit
+	est    int // estimated tokens of cur: units plus separators
+	pieces []Piece
+}
+
+func (p *packer) tokens(start, end int) int { return CountTokens(p.text[start:end]) }
+
+// add appends u, first closing the current piece if u would overflow it. The
+// estimate sums per-unit counts; flush checks the exact count, because BPE
+// merges across the separator can differ by a token or two.
+func (p *packer) add(u unit) {
+	t := p.tokens(u.start, u.end)
+	if len(p.cur) > 0 && p.est+p.sep(u)+t > p.max {
+		p.flush(true)
+		if len(p.cur) > 0 && p.est+p.sep(u)+t > p.max {
+			// Even what was carried over (a heading) does not fit with u:
+			// close it rather than break the size bound.
+			p.flushAll()
+		}
+	}
+	if len(p.cur) > 0 {
+		p.est += p.sep(u)
+	}
+	p.cur = append(p.cur, u)
+	p.est += t
+}
+
+func (p *packer) sep(u unit) int {
+	if len(p.cur) == 0 {
+		return 0
+	}
+	return p.tokens(p.cur[len(p.cur)-1].end, u.start)
+}
+
+// flush emits a prefix of cur as a piece and keeps the rest (a trailing
+// heading, or units the exact count pushed out) as the start of the next one.
+func (p *packer) flush(keepHeading bool) {
+	n := len(p.cur)
+	if n == 0 {
+		return
+	}
+	if keepHeading {
+		for n > 1 && p.cur[n-1].heading {
+			n--
+		}
+	}
+	exact := p.tokens(p.cur[0].start, p.cur[n-1].end)
+	for n > 1 && exact > p.max {
+		n--
+		exact = p.tokens(p.cur[0].start, p.cur[n-1].end)
+	}
+	p.emitCounted(p.cur[:n], KindText, exact)
+	rest := append([]unit(nil), p.cur[n:]...)
+	p.cur, p.est = nil, 0
+	for _, u := range rest {
+		if len(p.cur) > 0 {
+			p.est += p.sep(u)
+		}
+		p.cur = append(p.cur, u)
+		p.est += p.tokens(u.start, u.end)
+	}
+}
+
+func (p *packer) flushAll() {
+	for len(p.cur) > 0 {
+		p.flush(false)
+	}
+}
+
+func (p *packer) emit(us []unit, kind string) {
+	p.emitCounted(us, kind, p.tokens(us[0].start, us[len(us)-1].end))
+}
+
+// emitCounted appends a piece whose exact token count is already known, so
+// that no piece is encoded twice (BPE encoding dominates the cost of Split).
+func (p *packer) emitCounted(us []unit, kind string, tokens int) {
+	start, end := us[0].start, us[len(us)-1].end
+	p.pieces = append(p.pieces, Piece{Text: p.text[start:end], Start: start, End: end, Tokens: tokens, Kind: kind})
+}

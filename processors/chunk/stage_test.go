@@ -1,0 +1,134 @@
+package chunk
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
+)
+
+func docMessage(t *testing.T, d *schemas.DocumentVersion) streams.Message {
+	t.Helper()
+	schemas.Stamp(d, schemas.ID(d.DocID, d.Text))
+	b, err := schemas.Encode(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return streams.Message{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b}
+}
+
+func chunksOf(t *testing.T, recs []streams.Record) []schemas.Chunk {
+	t.Helper()
+	var out []schemas.Chunk
+	for _, r := range recs {
+		var c schemas.Chunk
+		if err := schemas.Decode(r.Value, &c); err != nil {
+			t.Fatal(err)
+		}
+		if r.Topic != streams.TopicChunks || string(r.Key) != c.DocID {
+			t.Fatalf("record topic %q key %q, want %q key %q", r.Topic, r.Key, streams.TopicChunks, c.DocID)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func TestStage(t *testing.T) {
+	s, err := NewStage(Config{MaxTokens: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() != "chunk" {
+		t.Fatalf("Name() = %q", s.Name())
+	}
+	pub := time.Date(2025, 9, 30, 0, 0, 0, 0, time.UTC)
+	d := &schemas.DocumentVersion{DocID: "d1", Version: 1, Title: "Acme", Domain: "finance", PublishedAt: pub,
+		Text: "Acme Corp's revenue in Q3 2025 was $4.2 billion.\n\nAcme Corp opened 12 new stores in Q3 2025.\n\nAcme Corp appointed Maria Lopez as chief financial officer."}
+	recs, err := s.Process(context.Background(), docMessage(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := chunksOf(t, recs)
+	if len(first) < 2 {
+		t.Fatalf("got %d chunks, want the 20-token budget to force at least 2", len(first))
+	}
+	for i, c := range first {
+		if c.ChunkID != schemas.ID("d1", c.Text) || c.ID != c.ChunkID {
+			t.Errorf("chunk %d: id %q is not the content hash", i, c.ChunkID)
+		}
+		if d.Text[c.SpanStart:c.SpanEnd] != c.Text {
+			t.Errorf("chunk %d: span does not match text", i)
+		}
+		if c.Title != "Acme" || c.Domain != "finance" || !c.PublishedAt.Equal(pub) || c.DocVersion != 1 || int(c.Ordinal) != i {
+			t.Errorf("chunk %d: metadata not carried: %+v", i, c)
+		}
+		if len(c.Lineage) != 1 || c.Lineage[0] != d.ID {
+			t.Errorf("chunk %d: lineage %v, want [%s]", i, c.Lineage, d.ID)
+		}
+	}
+
+	// Re-chunking the same document is a no-op: same ids. A new version
+	// that changes one paragraph keeps the ids of the unchanged chunks.
+	again, err := s.Process(context.Background(), docMessage(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range chunksOf(t, again) {
+		if c.ChunkID != first[i].ChunkID {
+			t.Errorf("re-chunk changed id of chunk %d", i)
+		}
+	}
+	d2 := *d
+	d2.Version = 2
+	d2.Text = strings.Replace(d.Text, "12 new stores", "14 new stores", 1)
+	recs2, err := s.Process(context.Background(), docMessage(t, &d2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	ids := map[string]bool{}
+	for _, c := range first {
+		ids[c.ChunkID] = true
+	}
+	for _, c := range chunksOf(t, recs2) {
+		if ids[c.ChunkID] {
+			kept++
+		}
+	}
+	if kept != len(first)-1 {
+		t.Errorf("new version kept %d chunk ids, want %d", kept, len(first)-1)
+	}
+}
+
+func TestStageBadInput(t *testing.T) {
+	s, err := NewStage(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(name string, value []byte, wantPermanent bool, wantChunks int) {
+		t.Helper()
+		recs, err := s.Process(context.Background(), streams.Message{Value: value})
+		if streams.IsPermanent(err) != wantPermanent {
+			t.Errorf("%s: err %v, want permanent=%v", name, err, wantPermanent)
+		}
+		if len(recs) != wantChunks {
+			t.Errorf("%s: %d records, want %d", name, len(recs), wantChunks)
+		}
+	}
+	f("not json", []byte("{"), true, 0)
+	f("binary", []byte{0, 1, 2}, true, 0)
+	v2, _ := json.Marshal(map[string]any{"schema_version": 2, "doc_id": "d", "text": "x"})
+	f("unknown version", v2, true, 0)
+	noID, _ := json.Marshal(map[string]any{"schema_version": 1, "text": "x"})
+	f("no doc_id", noID, true, 0)
+	empty, _ := json.Marshal(map[string]any{"schema_version": 1, "doc_id": "d", "text": "  \n\n "})
+	f("empty text", empty, false, 0)
+
+	if _, err := NewStage(Config{MaxTokens: -1}); err == nil {
+		t.Error("NewStage accepted a negative budget")
+	}
+}

@@ -1,0 +1,152 @@
+package fanout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
+)
+
+// StageName is the name of the fan-out stage.
+const StageName = "fanout"
+
+// KindClosedBook is the kind recorded on closed-book requests; their axis is
+// schemas.AxisClosedBook.
+const KindClosedBook = "closed_book"
+
+// DefaultDecoding is the canonical decoding-parameter string of a model that
+// has none configured: greedy decoding, so reruns are comparable.
+const DefaultDecoding = "temperature=0"
+
+// Config configures the fan-out stage.
+type Config struct {
+	// Models are the ids of the models under test. Required, no duplicates.
+	Models []string
+	// Decoding maps a model id to its canonical decoding parameters (e.g.
+	// "max_tokens=64,temperature=0"), part of the request id so that changing
+	// them makes new requests. Missing: DefaultDecoding.
+	Decoding map[string]string
+}
+
+// Stage is the "fanout" stage: rs.variants → rs.eval.requests, keyed by
+// question id.
+type Stage struct {
+	models   []string
+	decoding map[string]string
+}
+
+// NewStage validates cfg and returns the stage.
+func NewStage(cfg Config) (*Stage, error) {
+	var errs []error
+	if len(cfg.Models) == 0 {
+		errs = append(errs, errors.New("fanout: models: none configured"))
+	}
+	seen := map[string]bool{}
+	for i, m := range cfg.Models {
+		switch {
+		case m == "":
+			errs = append(errs, fmt.Errorf("fanout: models[%d]: empty id", i))
+		case seen[m]:
+			errs = append(errs, fmt.Errorf("fanout: models[%d]: duplicate %q", i, m))
+		}
+		seen[m] = true
+	}
+	for m := range cfg.Decoding {
+		if !seen[m] {
+			errs = append(errs, fmt.Errorf("fanout: decoding.%s: not a configured model", m))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	dec := make(map[string]string, len(cfg.Models))
+	for _, m := range cfg.Models {
+		dec[m] = DefaultDecoding
+		if d, ok := cfg.Decoding[m]; ok {
+			dec[m] = d
+		}
+	}
+	return &Stage{models: append([]string(nil), cfg.Models...), decoding: dec}, nil
+}
+
+// Name implements streams.Processor.
+func (s *Stage) Name() string { return StageName }
+
+// RequestID is the id of a request: a hash of model, prompt and decoding
+// parameters (ARCHITECTURE §3), so identical requests can be answered once.
+func RequestID(model, prompt, decoding string) string {
+	return schemas.ID(model, prompt, decoding)
+}
+
+// ClosedBookVariantID is the variant id of a question's closed-book request.
+func ClosedBookVariantID(questionID string) string {
+	return schemas.ID(questionID, schemas.AxisClosedBook)
+}
+
+// Process implements streams.Processor: one request per configured model for
+// the variant and, for the original variant, one closed-book request per
+// model. Expected on every request is SetSize + 1 (the closed-book one). A
+// payload that is not a valid variant is a permanent error.
+func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
+	var v schemas.Variant
+	if err := schemas.Decode(m.Value, &v); err != nil {
+		return nil, streams.Permanent(fmt.Errorf("cannot decode variant: %w", err))
+	}
+	if v.QuestionID == "" || v.VariantID == "" || v.SetSize < 1 {
+		return nil, streams.Permanent(fmt.Errorf("variant %q of question %q: missing ids or set size %d", v.VariantID, v.QuestionID, v.SetSize))
+	}
+	reqs := s.Requests(&v)
+	recs := make([]streams.Record, 0, len(reqs))
+	for _, r := range reqs {
+		b, err := schemas.Encode(r)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode request %s: %w", r.RequestID, err)
+		}
+		recs = append(recs, streams.Record{Topic: streams.TopicEvalRequests, Key: []byte(r.Key()), Value: b})
+	}
+	return recs, nil
+}
+
+// Requests builds the requests of one variant, model by model: the
+// variant's request, then (original variant only) the closed-book one. Each
+// is stamped with an event id unique per (request, question, variant) —
+// two variants with identical prompts share a request id but need a result
+// each — and the variant's event id as lineage.
+func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
+	lineage := v.ID
+	if lineage == "" {
+		lineage = v.VariantID
+	}
+	var out []*schemas.EvalRequest
+	for _, model := range s.models {
+		out = append(out, s.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false))
+		if v.Axis == schemas.AxisOriginal {
+			out = append(out, s.request(model, v, ClosedBookVariantID(v.QuestionID), schemas.AxisClosedBook, KindClosedBook, nil, false, true))
+		}
+	}
+	for _, r := range out {
+		schemas.Stamp(r, schemas.ID("request", r.RequestID, r.QuestionID, r.VariantID), lineage)
+	}
+	return out
+}
+
+func (s *Stage) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
+	prompt := Prompt(v.Query, contexts)
+	return &schemas.EvalRequest{
+		QuestionRef:     v.QuestionRef,
+		RequestID:       RequestID(model, prompt, s.decoding[model]),
+		ModelID:         model,
+		VariantID:       variantID,
+		ClosedBook:      closedBook,
+		Prompt:          prompt,
+		Query:           v.Query,
+		Contexts:        contexts,
+		Accepted:        v.Accepted(),
+		Axis:            axis,
+		Kind:            kind,
+		AnswerAvailable: available,
+		Expected:        v.SetSize + 1,
+	}
+}

@@ -1,0 +1,13 @@
+// Package pair runs the "pair" stage, rs.eval.results → rs.outcomes: it
+// collects the results of one (model, question) set in keyed state and, when
+// the set is complete, emits RARE's robustness judge f for every variant
+// (RARE §3.3, Table 2; ARCHITECTURE §7 "Pairing").
+//
+// f needs the closed-book result ("known": the model answers correctly
+// without context) next to each contextual result, which is why results are
+// paired rather than scored one by one. The pure core (Set, Outcomes) holds
+// the rules; the stage only moves sets in and out of a Store.
+//
+// The package must not aggregate across questions (ClickHouse does that) nor
+// re-judge answers (package judge did).
+package pair

@@ -1,0 +1,116 @@
+package pair
+
+import (
+	"sort"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+)
+
+// MetricF is the metric name of RARE's binary robustness judge f.
+const MetricF = "f"
+
+// Set is the state of one (model, question) pairing: the results seen so
+// far, by variant id (the closed-book result under its own variant id).
+type Set struct {
+	// Results holds one result per variant id; later duplicates are ignored.
+	Results map[string]schemas.EvalResult `json:"results"`
+	// Expected is the number of results that complete the set: the
+	// question's variants plus the closed-book request.
+	Expected int `json:"expected"`
+	// Emitted is set once the outcomes were produced, so a set is never
+	// completed twice.
+	Emitted bool `json:"emitted"`
+}
+
+// Add records r unless a result for its variant is already there, and
+// reports whether this call completed the set (every expected variant seen,
+// outcomes not yet emitted). Results carrying an Error count toward
+// completeness: a dead-lettered request must not hold its set open forever.
+func (s *Set) Add(r schemas.EvalResult) (complete bool) {
+	if _, dup := s.Results[r.VariantID]; dup {
+		return false
+	}
+	if s.Results == nil {
+		s.Results = make(map[string]schemas.EvalResult)
+	}
+	s.Results[r.VariantID] = r
+	// Every request of a question carries the same Expected; taking the
+	// maximum keeps a stray smaller value from completing a set early.
+	s.Expected = max(s.Expected, r.Expected)
+	return !s.Emitted && s.Expected > 0 && len(s.Results) >= s.Expected
+}
+
+// F is RARE's judge f (Table 2) for one contextual result. If the model knew
+// the answer closed-book, f = 1 iff it answered correctly, whatever the
+// context. If it did not: where the context holds the answer, f = 1 iff
+// correct; where it does not, f = 1 iff the model refused ("no such info")
+// rather than guess.
+func F(known, answerAvailable, correct, refused bool) bool {
+	switch {
+	case known:
+		return correct
+	case answerAvailable:
+		return correct
+	default:
+		return refused
+	}
+}
+
+// Outcomes computes the RARE f outcome of every contextual result of s,
+// sorted by variant id. Known is the closed-book result's correctness (false
+// when it is missing or failed); golden is the variant's answer
+// availability. Results with an Error are left out: an unanswered request
+// says nothing about robustness. Every outcome carries the latest
+// evaluated_at of the set, so a replay yields identical outcomes.
+func Outcomes(s *Set) []schemas.Outcome {
+	var closed *schemas.EvalResult
+	var at time.Time
+	for _, r := range s.Results {
+		if r.ClosedBook {
+			closed = &r
+		}
+		if r.EvaluatedAt.After(at) {
+			at = r.EvaluatedAt
+		}
+	}
+	known := closed != nil && closed.Error == "" && closed.Correct
+
+	ids := make([]string, 0, len(s.Results))
+	for id, r := range s.Results {
+		if !r.ClosedBook && r.Error == "" {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+
+	out := make([]schemas.Outcome, 0, len(ids))
+	for _, id := range ids {
+		r := s.Results[id]
+		value := 0.0
+		if F(known, r.AnswerAvailable, r.Correct, r.Refused) {
+			value = 1
+		}
+		o := schemas.Outcome{
+			QuestionRef: r.QuestionRef,
+			OutcomeID:   schemas.ID(r.ModelID, r.QuestionID, r.VariantID, schemas.FamilyRARE, MetricF),
+			Family:      schemas.FamilyRARE,
+			Metric:      MetricF,
+			ModelID:     r.ModelID,
+			VariantID:   r.VariantID,
+			Axis:        r.Axis,
+			Kind:        r.Kind,
+			Known:       known,
+			Golden:      r.AnswerAvailable,
+			Value:       value,
+			EvaluatedAt: at,
+		}
+		lineage := []string{r.ID}
+		if closed != nil {
+			lineage = append(lineage, closed.ID)
+		}
+		schemas.Stamp(&o, o.OutcomeID, lineage...)
+		out = append(out, o)
+	}
+	return out
+}

@@ -1,0 +1,18 @@
+// Package perturb makes the rule-based variants of a question (RARE §3.1
+// query perturbations and §3.2 document perturbations; METHODS "Query
+// perturbations", "Document perturbations") and runs the "perturb" stage,
+// rs.questions → rs.variants.
+//
+// Query kinds are TextAttack-equivalent rules: char (swap, delete, insert or
+// substitute one character), qwerty (a keyboard-neighbour typo) and wordnet
+// (a synonym from Debian's wordnet-base dictionary, parsed here). The
+// document kind answer_removed deletes the sentences holding the answer, so
+// the context stays lexically similar but no longer answers the question.
+//
+// Every perturbation is seeded by (question id, kind) so that a replayed
+// question yields the same variants and ids. A perturbation that cannot
+// be made is skipped and counted, never faked: metrics coverage shows which
+// kinds are missing. The package must not call LLMs (the llm_* kinds and
+// back-translation belong to a provider-backed stage) and must not change the
+// answer a question expects.
+package perturb

@@ -1,0 +1,221 @@
+package perturb
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/robustream/robustream/processors/judge"
+)
+
+// Kind names (ARCHITECTURE §11: short snake_case, recorded as axis/kind).
+const (
+	// KindOriginal is the unperturbed question with its ground-truth context.
+	KindOriginal = "original"
+	// KindChar changes one character of a word: neighbouring swap, deletion,
+	// insertion or substitution, one chosen per word (TextAttack CharSwap).
+	KindChar = "char"
+	// KindQWERTY replaces one letter of a word by a keyboard neighbour.
+	KindQWERTY = "qwerty"
+	// KindWordNet replaces a word by a WordNet synonym.
+	KindWordNet = "wordnet"
+	// KindAnswerRemoved deletes the answer sentences from the context.
+	KindAnswerRemoved = "answer_removed"
+)
+
+// QueryKinds are the rule-based query kinds, in the order the stage emits
+// them.
+var QueryKinds = []string{KindChar, KindQWERTY, KindWordNet}
+
+// Errors a perturbation reports when it cannot be made. The stage counts them
+// as skipped; none is a failure of the stage.
+var (
+	// ErrNoCandidate: no eligible word, or no change could be made.
+	ErrNoCandidate = errors.New("no eligible word to perturb")
+	// ErrAnswerLeak: the perturbed query would contain an accepted answer
+	// the original did not, giving the answer away.
+	ErrAnswerLeak = errors.New("perturbation leaks the answer into the query")
+	// ErrUnknownKind: the kind is not a rule-based query kind.
+	ErrUnknownKind = errors.New("unknown perturbation kind")
+)
+
+// NewRand returns the random source of one perturbation, seeded by (question
+// id, kind) so that replaying a question yields the same variant (METHODS
+// "Query perturbations"). PCG's output sequence is fixed by math/rand/v2.
+func NewRand(questionID, kind string) *rand.Rand {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s|%s", len(questionID), questionID, kind)
+	sum := h.Sum(nil)
+	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+}
+
+// Perturber makes the rule-based query perturbations. The zero value works
+// for char and qwerty; wordnet needs WordNet (nil: ErrUnavailable).
+type Perturber struct {
+	// WordNet is the synonym dictionary of the wordnet kind.
+	WordNet *WordNet
+}
+
+// WordsToChange is the number of words a query perturbation changes:
+// max(floor(0.1 × words), 1), TextAttack's pct_words_to_swap = 0.1.
+func WordsToChange(words int) int { return max(words/10, 1) }
+
+// Query perturbs query with kind, seeded by (questionID, kind). It changes up
+// to WordsToChange words, never a stopword, never a word of an accepted
+// answer, never the same word twice and, for wordnet, never a capitalized
+// word after the first (a name), visiting the eligible words in a
+// seeded random order as the reference augmenter does. It returns
+// ErrNoCandidate when nothing could be changed, ErrAnswerLeak when the result
+// would give the answer away, and an error wrapping ErrUnavailable when the
+// kind's resources are missing.
+func (p *Perturber) Query(kind, questionID, query string, accepted []string) (string, error) {
+	var change func(w string, rng *rand.Rand) (string, bool)
+	switch kind {
+	case KindChar:
+		change = charChange
+	case KindQWERTY:
+		change = qwertyChange
+	case KindWordNet:
+		if p.WordNet == nil {
+			return "", fmt.Errorf("%w: no WordNet dictionary configured", ErrUnavailable)
+		}
+		if err := p.WordNet.Available(); err != nil {
+			return "", err
+		}
+		change = p.synonymChange
+	default:
+		return "", fmt.Errorf("%w: %q", ErrUnknownKind, kind)
+	}
+
+	words := splitWords(query)
+	answer := answerWords(accepted)
+	var eligible []int
+	for i, w := range words {
+		if isStopword(w.text) || isAnswerWord(w.text, answer) {
+			continue
+		}
+		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
+			// A capitalized word inside the question is a name: WordNet
+			// would turn "Acme Corp" into "Meridian Corp", a question about
+			// another company rather than a paraphrase. The reference does
+			// swap names; we do not. Typos in names stay (char, qwerty):
+			// users do misspell names.
+			continue
+		}
+		eligible = append(eligible, i)
+	}
+	rng := NewRand(questionID, kind)
+	rng.Shuffle(len(eligible), func(i, j int) { eligible[i], eligible[j] = eligible[j], eligible[i] })
+
+	n := WordsToChange(len(words))
+	repl := make(map[int]string, n)
+	for _, i := range eligible {
+		if len(repl) == n {
+			break
+		}
+		if r, ok := change(words[i].text, rng); ok && r != words[i].text {
+			repl[i] = r
+		}
+	}
+	if len(repl) == 0 {
+		return "", ErrNoCandidate
+	}
+	out := replaceWords(query, words, repl)
+	if judge.TokenSeq(out, accepted) && !judge.TokenSeq(query, accepted) {
+		return "", ErrAnswerLeak
+	}
+	return out, nil
+}
+
+func startsUpper(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+const asciiLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+// charChange applies one of TextAttack's CharSwap operations to w, trying
+// them in a seeded order until one changes the word (an outcome equal to the
+// input is discarded, e.g. swapping the two l of "all").
+func charChange(w string, rng *rand.Rand) (string, bool) {
+	rs := []rune(w)
+	letter := func() rune { return rune(asciiLetters[rng.IntN(len(asciiLetters))]) }
+	for _, op := range rng.Perm(4) {
+		var out []rune
+		switch op {
+		case 0: // neighbouring swap of w[i] and w[i+1]
+			if len(rs) < 2 {
+				continue
+			}
+			i := rng.IntN(len(rs) - 1)
+			out = append([]rune(nil), rs...)
+			out[i], out[i+1] = out[i+1], out[i]
+		case 1: // deletion; never of a one-letter word, which would vanish
+			if len(rs) < 2 {
+				continue
+			}
+			i := rng.IntN(len(rs))
+			out = append(append([]rune(nil), rs[:i]...), rs[i+1:]...)
+		case 2: // insertion of a random ASCII letter before w[i]
+			i := rng.IntN(len(rs))
+			out = append(append(append([]rune(nil), rs[:i]...), letter()), rs[i:]...)
+		case 3: // substitution by a random ASCII letter
+			i := rng.IntN(len(rs))
+			out = append([]rune(nil), rs...)
+			out[i] = letter()
+		}
+		if s := string(out); s != w {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// qwertyNeighbours is the keyboard-neighbour map of METHODS "Query
+// perturbations" (TextAttack's WordSwapQWERTY), lowercase.
+var qwertyNeighbours = map[rune]string{
+	'q': "was", 'w': "qeasd", 'e': "wsdfr", 'r': "edfgt", 't': "rfghy", 'y': "tghju",
+	'u': "yhjki", 'i': "ujklo", 'o': "iklp", 'p': "ol",
+	'a': "qwszx", 's': "qweadzx", 'd': "werfcxs", 'f': "ertgvcd", 'g': "rtyhbvd",
+	'h': "tyugjbn", 'j': "yuikmnh", 'k': "uiolmj", 'l': "iopk",
+	'z': "asx", 'x': "sdzc", 'c': "xdfv", 'v': "cfgb", 'b': "vghn", 'm': "njk",
+}
+
+// qwertyChange replaces one letter of w by a random keyboard neighbour,
+// keeping uppercase letters uppercase. Digits, punctuation and letters off
+// the map (including 'n', which the reference map lacks, and non-ASCII
+// letters) are never chosen.
+func qwertyChange(w string, rng *rand.Rand) (string, bool) {
+	rs := []rune(w)
+	var pos []int
+	for i, r := range rs {
+		if _, ok := qwertyNeighbours[unicode.ToLower(r)]; ok {
+			pos = append(pos, i)
+		}
+	}
+	if len(pos) == 0 {
+		return "", false
+	}
+	i := pos[rng.IntN(len(pos))]
+	nb := qwertyNeighbours[unicode.ToLower(rs[i])]
+	r := rune(nb[rng.IntN(len(nb))])
+	if unicode.IsUpper(rs[i]) {
+		r = unicode.ToUpper(r)
+	}
+	rs[i] = r
+	return string(rs), true
+}
+
+// synonymChange replaces w by a random WordNet synonym in w's
+// capitalization.
+func (p *Perturber) synonymChange(w string, rng *rand.Rand) (string, bool) {
+	syns, err := p.WordNet.Synonyms(w)
+	if err != nil || len(syns) == 0 {
+		return "", false
+	}
+	return matchCase(w, syns[rng.IntN(len(syns))]), true
+}

@@ -1,0 +1,162 @@
+package perturb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
+)
+
+// StageName is the name of the perturb stage.
+const StageName = "perturb"
+
+// Config configures the perturb stage.
+type Config struct {
+	// WordNet is the synonym dictionary. Nil: one reading WordNetDir.
+	WordNet *WordNet
+	// WordNetDir is the dictionary directory used when WordNet is nil.
+	// Empty: DefaultWordNetDir.
+	WordNetDir string
+	// Logger receives one warning per unavailable kind. Nil: slog.Default().
+	Logger *slog.Logger
+}
+
+// Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
+// question id. For each question it emits the original variant and every
+// rule-based variant it could make; SetSize on each is the number emitted,
+// so fan-out and pairing know when the set is complete.
+type Stage struct {
+	perturber Perturber
+	log       *slog.Logger
+
+	mu      sync.Mutex
+	skipped map[string]*atomic.Int64
+	warned  map[string]bool
+}
+
+// NewStage returns the perturb stage. The WordNet dictionary is loaded on
+// the first question, not here, so a missing dictionary never stops the
+// engine: the wordnet kind is then skipped and counted.
+func NewStage(cfg Config) *Stage {
+	if cfg.WordNet == nil {
+		cfg.WordNet = NewWordNet(cfg.WordNetDir)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Stage{
+		perturber: Perturber{WordNet: cfg.WordNet},
+		log:       cfg.Logger,
+		skipped:   make(map[string]*atomic.Int64),
+		warned:    make(map[string]bool),
+	}
+	for _, k := range append(append([]string(nil), QueryKinds...), KindAnswerRemoved) {
+		s.skipped[k] = new(atomic.Int64)
+	}
+	return s
+}
+
+// Name implements streams.Processor.
+func (s *Stage) Name() string { return StageName }
+
+// Skipped returns, per kind, how many variants could not be made since the
+// stage started (no eligible word, dictionary missing, answer would leak or
+// survive). Metrics coverage reads it to show which kinds are missing.
+// Replayed questions are counted again.
+func (s *Stage) Skipped() map[string]int64 {
+	out := make(map[string]int64, len(s.skipped))
+	for k, c := range s.skipped {
+		out[k] = c.Load()
+	}
+	return out
+}
+
+// Process implements streams.Processor. A payload that is not a valid
+// question (bad JSON, unknown schema version, no id, question or answer) is
+// a permanent error.
+func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
+	var q schemas.Question
+	if err := schemas.Decode(m.Value, &q); err != nil {
+		return nil, streams.Permanent(fmt.Errorf("cannot decode question: %w", err))
+	}
+	if q.QuestionID == "" || q.Question == "" || q.Answer == "" {
+		return nil, streams.Permanent(fmt.Errorf("question %q lacks id, text or answer", q.QuestionID))
+	}
+	recs := make([]streams.Record, 0, 5)
+	for _, v := range s.Variants(&q) {
+		b, err := schemas.Encode(v)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode variant %s: %w", v.VariantID, err)
+		}
+		recs = append(recs, streams.Record{Topic: streams.TopicVariants, Key: []byte(v.Key()), Value: b})
+	}
+	return recs, nil
+}
+
+// Variants builds the variant set of q: the original, then query/char,
+// query/qwerty, query/wordnet (each with the ground-truth contexts) and
+// document/answer_removed (original query), leaving out those that cannot
+// be made and counting them in Skipped. Every variant is stamped with its
+// id, schemas.ID(question_id, axis, kind, query, contexts…), and q's id as
+// lineage.
+func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
+	accepted := q.Accepted()
+	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
+	for _, kind := range QueryKinds {
+		pq, err := s.perturber.Query(kind, q.QuestionID, q.Question, accepted)
+		if err != nil {
+			s.skip(kind, err)
+			continue
+		}
+		vs = append(vs, newVariant(q, schemas.AxisQuery, kind, pq, q.GTChunks, true))
+	}
+	if ctxs, err := RemoveAnswer(q.GTChunks, accepted); err != nil {
+		s.skip(KindAnswerRemoved, err)
+	} else {
+		vs = append(vs, newVariant(q, schemas.AxisDocument, KindAnswerRemoved, q.Question, ctxs, false))
+	}
+	lineage := q.ID
+	if lineage == "" {
+		lineage = q.QuestionID
+	}
+	for _, v := range vs {
+		v.SetSize = len(vs)
+		schemas.Stamp(v, v.VariantID, lineage)
+	}
+	return vs
+}
+
+func newVariant(q *schemas.Question, axis, kind, query string, contexts []string, available bool) *schemas.Variant {
+	return &schemas.Variant{
+		QuestionRef:     q.Ref(),
+		VariantID:       schemas.ID(append([]string{q.QuestionID, axis, kind, query}, contexts...)...),
+		Axis:            axis,
+		Kind:            kind,
+		Query:           query,
+		Contexts:        contexts,
+		ExpectedAnswer:  q.Answer,
+		Aliases:         q.Aliases,
+		AnswerAvailable: available,
+	}
+}
+
+// skip counts a variant that could not be made and, the first time a kind
+// is unavailable, says so in the log: degrading is fine, silently is not.
+func (s *Stage) skip(kind string, err error) {
+	s.skipped[kind].Add(1)
+	if !errors.Is(err, ErrUnavailable) {
+		return
+	}
+	s.mu.Lock()
+	first := !s.warned[kind]
+	s.warned[kind] = true
+	s.mu.Unlock()
+	if first {
+		s.log.Warn("perturbation kind unavailable; its variants are skipped", "stage", StageName, "kind", kind, "err", err)
+	}
+}

@@ -1,0 +1,155 @@
+package question
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// Normalize prepares text for answer matching (METHODS "Answer matching"):
+// lower-case, drop ASCII punctuation, drop the articles a/an/the as whole
+// words, collapse whitespace. Words are delimited by hand on Unicode
+// whitespace, because Go's \b only knows ASCII.
+func Normalize(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsPunct(r) || unicode.IsSymbol(r)) {
+			return -1
+		}
+		return r
+	}, s)
+	ws := strings.Fields(s)
+	out := ws[:0]
+	for _, w := range ws {
+		if w != "a" && w != "an" && w != "the" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// AnswerInText is the "answer occurs in the ground-truth chunk" check of
+// ARCHITECTURE §5: the normalized answer is a substring of the normalized
+// text.
+func AnswerInText(answer, text string) bool {
+	a := Normalize(answer)
+	return a != "" && strings.Contains(Normalize(text), a)
+}
+
+// ContainsAnswer reports whether question gives the answer away: the
+// answer's normalized words occur as a contiguous run of the question's. A
+// plain substring test would reject "How many … in Q1 2012?" for the answer
+// "12" (METHODS: the covered match's known weakness).
+func ContainsAnswer(question, answer string) bool {
+	a := strings.Fields(Normalize(answer))
+	q := strings.Fields(Normalize(question))
+	if len(a) == 0 {
+		return false
+	}
+	for i := 0; i+len(a) <= len(q); i++ {
+		match := true
+		for j := range a {
+			if q[i+j] != a[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// SimLexicalCosine names the similarity Difficulty uses, recorded in
+// Question.SimFunc so that D_r values from different functions are never
+// mixed.
+const SimLexicalCosine = "lexical_cosine"
+
+// stopwords carry no topic: leaving them in would make every question look
+// alike to every chunk.
+var stopwords = map[string]bool{"what": true, "who": true, "whom": true, "which": true, "how": true,
+	"many": true, "much": true, "did": true, "does": true, "do": true, "is": true, "was": true,
+	"were": true, "are": true, "be": true, "the": true, "a": true, "an": true, "of": true, "in": true,
+	"on": true, "at": true, "to": true, "for": true, "and": true, "or": true, "by": true, "with": true,
+	"as": true, "from": true, "its": true, "it": true, "s": true, "that": true, "this": true}
+
+// contentWords returns the set of lower-cased letter/digit runs of s, less
+// stopwords.
+func contentWords(s string) map[string]bool {
+	set := make(map[string]bool)
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if !stopwords[w] {
+			set[w] = true
+		}
+	}
+	return set
+}
+
+// LexicalSimilarity is the cosine of the binary content-word vectors of a and
+// b: |A∩B| / sqrt(|A|·|B|), in [0, 1]. It stands in for the embedding
+// similarity of GRADE §3.3 when no embedding model is configured.
+func LexicalSimilarity(a, b string) float64 {
+	x, y := contentWords(a), contentWords(b)
+	if len(x) == 0 || len(y) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range x {
+		if y[w] {
+			n++
+		}
+	}
+	return float64(n) / math.Sqrt(float64(len(x))*float64(len(y)))
+}
+
+// Difficulty is the retrieval difficulty of GRADE eq. 1: D_r(q) = 1 − min
+// over the supporting chunks of sim(q, chunk). With no chunks it is 1.
+func Difficulty(question string, chunks []string) float64 {
+	minSim := 1.0
+	if len(chunks) == 0 {
+		minSim = 0
+	}
+	for _, c := range chunks {
+		minSim = math.Min(minSim, LexicalSimilarity(question, c))
+	}
+	return 1 - minSim
+}
+
+// Rule check names, the keys of Question.QAScores (ARCHITECTURE §5).
+const (
+	CheckAnswerNonEmpty      = "answer_nonempty"
+	CheckAnswerInChunk       = "answer_in_chunk"
+	CheckQuestionDiffers     = "question_differs"
+	CheckAnswerNotInQuestion = "answer_not_in_question"
+)
+
+// Checks runs the rule checks of a single-hop question against its
+// ground-truth chunks and returns each score (1 pass, 0 fail) and whether all
+// passed. The answer must occur in every ground-truth chunk it cites.
+func Checks(question, answer string, chunks []string) (map[string]float64, bool) {
+	score := func(ok bool) float64 {
+		if ok {
+			return 1
+		}
+		return 0
+	}
+	inChunks := len(chunks) > 0
+	for _, c := range chunks {
+		inChunks = inChunks && AnswerInText(answer, c)
+	}
+	s := map[string]float64{
+		CheckAnswerNonEmpty:      score(Normalize(answer) != ""),
+		CheckAnswerInChunk:       score(inChunks),
+		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
+		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
+	}
+	for _, v := range s {
+		if v == 0 {
+			return s, false
+		}
+	}
+	return s, true
+}

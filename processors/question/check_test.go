@@ -1,0 +1,92 @@
+package question
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	f("", "")
+	f("The $4.2 Billion", "42 billion")
+	f("  A   theory of an apple ", "theory of apple")
+	f("the\u00a0the", "") // Unicode space separates words too
+	f("Thé café, 12,400!", "thé café 12400")
+	f("then another", "then another") // articles only as whole words
+	f("12.4% — up", "124 — up")       // non-ASCII punctuation is kept
+}
+
+func TestAnswerMatching(t *testing.T) {
+	f := func(question, answer string, want bool) {
+		t.Helper()
+		if got := ContainsAnswer(question, answer); got != want {
+			t.Errorf("ContainsAnswer(%q, %q) = %v, want %v", question, answer, got, want)
+		}
+	}
+	f("What was Acme Corp's revenue?", "$4.2 billion", false)
+	f("Was it $4.2 billion?", "4.2 billion", true)
+	f("How many stores did Acme open in Q1 2012?", "12", false) // a substring test would say true
+	f("Who leads the party?", "art", false)
+	f("What?", "", false)
+
+	if !AnswerInText("$4.2 Billion", "revenue was $4.2 billion.") || AnswerInText("4.3 billion", "revenue was $4.2 billion.") || AnswerInText("", "x") {
+		t.Error("AnswerInText")
+	}
+}
+
+func TestDifficulty(t *testing.T) {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	f := func(q string, chunks []string, want float64) {
+		t.Helper()
+		if got := Difficulty(q, chunks); !near(got, want) {
+			t.Errorf("Difficulty(%q, %q) = %v, want %v", q, chunks, got, want)
+		}
+	}
+	// Content words of the question: {acme, corp, revenue} (stopwords dropped).
+	f("What was Acme Corp's revenue?", []string{"Acme Corp revenue"}, 0)
+	f("What was Acme Corp's revenue?", []string{"Northwind Bank margin"}, 1)
+	// |A∩B| = 2, |A| = 3, |B| = 4: sim = 2/sqrt(12).
+	f("What was Acme Corp's revenue?", []string{"Acme Corp opened stores"}, 1-2/math.Sqrt(12))
+	// D_r uses the least similar supporting chunk (GRADE eq. 1).
+	f("What was Acme Corp's revenue?", []string{"Acme Corp revenue", "Northwind Bank margin"}, 1)
+	f("What was it?", []string{"Acme"}, 1)
+	f("Acme", nil, 1)
+	if s := LexicalSimilarity("Acme revenue", "acme REVENUE"); !near(s, 1) {
+		t.Errorf("similarity is case-sensitive: %v", s)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	f := func(q, a string, chunks []string, pass bool, failed string) {
+		t.Helper()
+		scores, ok := Checks(q, a, chunks)
+		if ok != pass || len(scores) != 4 {
+			t.Errorf("Checks(%q, %q) = %v, %v; want pass=%v", q, a, scores, ok, pass)
+		}
+		if failed != "" && scores[failed] != 0 {
+			t.Errorf("Checks(%q, %q): %s = %v, want 0", q, a, failed, scores[failed])
+		}
+	}
+	chunk := []string{"Acme Corp opened 12 new stores in Q3 2025."}
+	f("How many new stores did Acme Corp open?", "12 new stores", chunk, true, "")
+	f("How many new stores did Acme Corp open?", "14 new stores", chunk, false, CheckAnswerInChunk)
+	f("How many new stores did Acme Corp open?", " ", chunk, false, CheckAnswerNonEmpty)
+	f("12 new stores", "12 new stores", chunk, false, CheckQuestionDiffers)
+	f("Did Acme Corp open 12 new stores?", "12 new stores", chunk, false, CheckAnswerNotInQuestion)
+	f("How many new stores did Acme Corp open?", "12 new stores", nil, false, CheckAnswerInChunk)
+}
+
+func ExampleDifficulty() {
+	chunk := "Acme Corp's revenue in Q3 2025 was $4.2 billion. Acme Corp opened 12 new stores in Q3 2025."
+	fmt.Printf("%.3f\n", Difficulty("What was Acme Corp's revenue in Q3 2025?", []string{chunk}))
+	fmt.Printf("%.3f\n", Difficulty("Whom did Northwind Bank appoint?", []string{chunk}))
+	// Output:
+	// 0.355
+	// 1.000
+}

@@ -1,0 +1,306 @@
+package question
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// verbForm says how a relation verb is asked about.
+type verbForm struct {
+	lemma    string // base form with particle: "rise to", "acquire"
+	past     bool   // "did" rather than "does"
+	copula   bool   // "What was X?" rather than "What did X …?"
+	be       string // for copulas: is, are, was, were
+	appoints bool   // takes a person as object: "Whom did X appoint?"
+}
+
+// copulas maps copula relations to the form of "to be" that asks for them;
+// "remained 4%" is asked as "What was …?".
+var copulas = map[string]string{"is": "is", "are": "are", "was": "was", "were": "were",
+	"remains": "is", "remain": "are", "remained": "was"}
+
+// levels are relations that state where a quantity stands, asked like
+// copulas.
+var levels = map[string]string{"stood at": "was", "stands at": "is", "came in at": "was",
+	"settled at": "was", "remained at": "was", "remains at": "is"}
+
+// irregular past and participle forms of the verbs reports use.
+var irregular = map[string]string{"rose": "rise", "fell": "fall", "grew": "grow", "stood": "stand",
+	"came": "come", "shrank": "shrink", "bought": "buy", "sold": "sell", "won": "win", "built": "build",
+	"paid": "pay", "made": "make", "ran": "run", "had": "have", "cut": "cut", "hit": "hit",
+	"kept": "keep", "became": "become", "set": "set", "led": "lead", "spent": "spend", "took": "take",
+	"gave": "give", "got": "get", "held": "hold", "brought": "bring", "began": "begin", "drove": "drive",
+	"totalled": "total", "named": "name", "declined": "decline", "teamed": "team", "hired": "hire",
+	"edged": "edge", "combined": "combine", "opened": "open", "lowered": "lower", "delivered": "deliver",
+	"entered": "enter", "partnered": "partner", "widened": "widen"}
+
+// appointing lemmas take a person as object.
+var appointing = map[string]bool{"appoint": true, "hire": true, "name": true, "elect": true, "promote": true}
+
+// parseRelation reads a relation such as "was", "rose to", "acquired" or
+// "produces". It reports false for relations it cannot conjugate, so that no
+// ungrammatical question is produced.
+func parseRelation(rel string) (verbForm, bool) {
+	f := strings.Fields(strings.ToLower(rel))
+	if len(f) == 0 {
+		return verbForm{}, false
+	}
+	if be, ok := copulas[f[0]]; ok && len(f) == 1 {
+		return verbForm{copula: true, be: be, past: be == "was" || be == "were"}, true
+	}
+	if be, ok := levels[rel]; ok {
+		// "stood at 4.25%" states a level: "What was the policy rate …?"
+		// reads better than "What did the policy rate stand at …?".
+		return verbForm{copula: true, be: be, past: be == "was"}, true
+	}
+	verb, particle := f[0], strings.Join(f[1:], " ")
+	var lemma string
+	var past bool
+	switch {
+	case irregular[verb] != "":
+		lemma, past = irregular[verb], true
+	case strings.HasSuffix(verb, "ed") && len(verb) > 4:
+		lemma, past = regularPast(verb), true
+	case verb == "has":
+		lemma = "have"
+	case strings.HasSuffix(verb, "s") && len(verb) > 3 && !strings.HasSuffix(verb, "ss"):
+		lemma = thirdPerson(verb)
+	default:
+		return verbForm{}, false
+	}
+	if particle != "" {
+		lemma += " " + particle
+	}
+	return verbForm{lemma: lemma, past: past, appoints: appointing[lemma]}, true
+}
+
+// regularPast undoes "-ed": doubled consonants lose one ("shipped" → "ship"),
+// "-ied" becomes "-y", and a silent e is restored after endings that need it
+// in English spelling ("produced" → "produce", "allocated" → "allocate").
+// Verbs the rules get wrong are listed in irregular.
+func regularPast(v string) string {
+	s := v[:len(v)-2]
+	if strings.HasSuffix(v, "ied") {
+		return v[:len(v)-3] + "y"
+	}
+	n := len(s)
+	if n >= 3 && s[n-1] == s[n-2] && strings.IndexByte("bdgmnpt", s[n-1]) >= 0 {
+		return s[:n-1]
+	}
+	switch {
+	case strings.HasSuffix(s, "c"), strings.HasSuffix(s, "v"), strings.HasSuffix(s, "z"), strings.HasSuffix(s, "u"),
+		strings.HasSuffix(s, "g") && !strings.HasSuffix(s, "ng"),
+		strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"),
+		strings.HasSuffix(s, "at"), strings.HasSuffix(s, "ut"), strings.HasSuffix(s, "ot"), strings.HasSuffix(s, "let"),
+		strings.HasSuffix(s, "ir"), strings.HasSuffix(s, "ur"), strings.HasSuffix(s, "bin"):
+		return s + "e"
+	}
+	return s
+}
+
+// thirdPerson undoes the present "-s": "launches" → "launch", "produces" →
+// "produce", "carries" → "carry".
+func thirdPerson(v string) string {
+	switch {
+	case v == "does":
+		return "do"
+	case strings.HasSuffix(v, "ies"):
+		return v[:len(v)-3] + "y"
+	case strings.HasSuffix(v, "ches"), strings.HasSuffix(v, "shes"), strings.HasSuffix(v, "sses"),
+		strings.HasSuffix(v, "xes"), strings.HasSuffix(v, "zzes"), strings.HasSuffix(v, "oes"):
+		return v[:len(v)-2]
+	}
+	return v[:len(v)-1]
+}
+
+// Single writes the single-hop question whose answer is tail, for the triplet
+// (head, relation, tail) read from sentence (RARE §4.3 single-hop pattern,
+// §4.4 "specific, time/entity-anchored" questions):
+//   - copula: "What was {head}?", "Who is {head}?" for a person;
+//   - appointing verb with a person: "Whom did {head} appoint as {role}?";
+//   - a counted object: "How many {noun} did {head} open?";
+//   - otherwise "What did {head} {lemma}?" / "What does {head} {lemma}?".
+//
+// A time expression of the sentence ("in Q3 2025") is added when the head
+// has no year of its own, so the question has one answer across periods; a
+// question with no time expression is anchored to the publication date asOf
+// instead ("as of September 2025", ", as reported in September 2025"), unless
+// asOf is zero. It reports false when
+// the relation cannot be conjugated or the question would contain the
+// answer.
+func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool) {
+	head, tail = strings.TrimSpace(head), strings.TrimSpace(tail)
+	if head == "" || tail == "" {
+		return "", false
+	}
+	f, ok := parseRelation(relation)
+	if !ok {
+		return "", false
+	}
+	subject := questionCase(head)
+	aux := "does"
+	if f.past {
+		aux = "did"
+	}
+	var q string
+	switch {
+	case f.copula:
+		wh := "What"
+		if looksLikePerson(tail) {
+			wh = "Who"
+		}
+		q = wh + " " + f.be + " " + subject
+	case f.appoints && looksLikePerson(tail):
+		q = "Whom " + aux + " " + subject + " " + f.lemma + role(sentence, tail)
+	case countNoun(tail) != "" && !strings.Contains(f.lemma, " "):
+		q = "How many " + countNoun(tail) + " " + aux + " " + subject + " " + f.lemma
+	default:
+		q = "What " + aux + " " + subject + " " + f.lemma
+	}
+	if a := anchor(head, tail, sentence); a != "" {
+		q += " " + a
+	} else if !asOf.IsZero() && !yearRe.MatchString(q) {
+		// "How many wind farms does Helios Energy operate?" has a new answer
+		// every quarter; the report date pins it.
+		if f.past {
+			q += ", as reported in " + asOf.Format("January 2006")
+		} else {
+			q += " as of " + asOf.Format("January 2006")
+		}
+	}
+	q += "?"
+	if ContainsAnswer(q, tail) {
+		return "", false
+	}
+	return q, true
+}
+
+// lowerable words open a head with a common noun or an article, which loses
+// its sentence-initial capital inside a question.
+var lowerable = map[string]bool{"the": true, "a": true, "an": true, "inflation": true, "revenue": true,
+	"revenues": true, "sales": true, "unemployment": true, "growth": true, "exports": true, "imports": true,
+	"output": true, "production": true, "profit": true, "income": true, "shares": true, "spending": true,
+	"prices": true, "wages": true, "demand": true, "investment": true, "employment": true, "total": true,
+	"net": true, "gross": true, "operating": true, "quarterly": true, "annual": true, "consumer": true,
+	"core": true, "average": true, "seasonally": true}
+
+func questionCase(head string) string {
+	first := head
+	if i := strings.IndexFunc(head, unicode.IsSpace); i >= 0 {
+		first = head[:i]
+	}
+	if lowerable[strings.ToLower(first)] && first != strings.ToUpper(first) {
+		r, n := utf8.DecodeRuneInString(head)
+		return string(unicode.ToLower(r)) + head[n:]
+	}
+	return head
+}
+
+// orgWords end names of organisations, not people.
+var orgWords = map[string]bool{"corp": true, "inc": true, "ltd": true, "llc": true, "plc": true, "co": true,
+	"bank": true, "group": true, "holdings": true, "company": true, "partners": true, "capital": true,
+	"foods": true, "energy": true, "motors": true, "labs": true, "fund": true, "trust": true,
+	"ministry": true, "agency": true, "office": true, "program": true, "initiative": true,
+	"university": true, "institute": true, "council": true, "markets": true, "services": true,
+	"logistics": true, "pharmaceuticals": true, "union": true, "board": true, "authority": true}
+
+// looksLikePerson accepts two or three capitalised alphabetic words that do
+// not end like an organisation: "Maria Lopez", "Jean-Luc Moreau".
+func looksLikePerson(s string) bool {
+	ws := strings.Fields(s)
+	if len(ws) < 2 || len(ws) > 3 || orgWords[strings.ToLower(strings.Trim(ws[len(ws)-1], "."))] {
+		return false
+	}
+	for _, w := range ws {
+		r, _ := utf8.DecodeRuneInString(w)
+		if !unicode.IsUpper(r) {
+			return false
+		}
+		for _, c := range w {
+			if !unicode.IsLetter(c) && c != '-' && c != '\'' && c != '.' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var countRe = regexp.MustCompile(`^(?:\d{1,3}(?:,\d{3})+|\d+)\s+((?:[a-z][a-z-]*)(?:\s+[a-z][a-z-]*){0,3})$`)
+
+// notCounted are words after a number that make it an amount, not a count.
+var notCounted = map[string]bool{"percent": true, "per": true, "million": true, "billion": true,
+	"thousand": true, "trillion": true, "basis": true, "points": true, "times": true, "years": true,
+	"months": true, "days": true, "of": true}
+
+// countNoun returns the counted noun phrase of "12 new stores" ("new
+// stores"), or "" when the tail is not a count of things.
+func countNoun(tail string) string {
+	m := countRe.FindStringSubmatch(tail)
+	if m == nil {
+		return ""
+	}
+	for _, w := range strings.Fields(m[1]) {
+		if notCounted[w] {
+			return ""
+		}
+	}
+	return m[1]
+}
+
+// role returns " as {role}" when the sentence names the position the person
+// was appointed to, right after the name.
+func role(sentence, tail string) string {
+	i := strings.Index(sentence, tail)
+	if i < 0 {
+		return ""
+	}
+	rest := strings.Fields(sentence[i+len(tail):])
+	if len(rest) < 2 || rest[0] != "as" {
+		return ""
+	}
+	var words []string
+	for _, w := range rest[1:] {
+		clean := strings.TrimRight(w, ",.;:")
+		r, _ := utf8.DecodeRuneInString(clean)
+		if clean == "" || !unicode.IsLower(r) || roleStops[clean] || len(words) == 6 {
+			break
+		}
+		words = append(words, clean)
+		if clean != w {
+			break // punctuation ended the phrase
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return " as " + strings.Join(words, " ")
+}
+
+var roleStops = map[string]bool{"in": true, "on": true, "at": true, "from": true, "effective": true,
+	"after": true, "with": true, "replacing": true, "and": true, "following": true, "during": true}
+
+var (
+	anchorRe = regexp.MustCompile(`(?i)\b(?:in|during|at the end of|by the end of|as of|for)\s+(?:the\s+(?:first|second|third|fourth)\s+quarter\s+of\s+\d{4}|Q[1-4]\s+\d{4}|(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}|(?:fiscal\s+)?\d{4})\b`)
+	yearRe   = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
+)
+
+// anchor returns the sentence's first time expression outside the tail, as
+// it should appear inside a question, or "" when the head is already dated.
+func anchor(head, tail, sentence string) string {
+	if yearRe.MatchString(head) {
+		return ""
+	}
+	ti := strings.Index(sentence, tail)
+	for _, m := range anchorRe.FindAllStringIndex(sentence, -1) {
+		if ti >= 0 && m[0] < ti+len(tail) && ti < m[1] {
+			continue
+		}
+		a := sentence[m[0]:m[1]]
+		r, n := utf8.DecodeRuneInString(a)
+		return string(unicode.ToLower(r)) + a[n:]
+	}
+	return ""
+}

@@ -1,0 +1,61 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+)
+
+// Model is a model under test: it answers a question from contexts (none for
+// a closed-book request).
+type Model interface {
+	// ID is the model id recorded on requests and results.
+	ID() string
+	// Answer answers query from contexts. An error means the model could
+	// not answer at all (timeout, transport, malformed output) and is
+	// retried by the runner; a refusal is an Answer, not an error.
+	Answer(ctx context.Context, query string, contexts []string) (Answer, error)
+}
+
+// Answer is a model's reply.
+type Answer struct {
+	// Text is the answer as the model gave it.
+	Text string
+	// TokensIn and TokensOut are the prompt and completion sizes, in the
+	// model's own tokens (whitespace words for the built-ins).
+	TokensIn, TokensOut int
+}
+
+// Ids of the built-in models.
+const (
+	// IDLexical is the lexical reader with the default threshold.
+	IDLexical = "builtin:lexical"
+	// IDLexicalStrict is the lexical reader with a higher threshold: it
+	// refuses more and hallucinates less.
+	IDLexicalStrict = "builtin:lexical-strict"
+)
+
+// StrictThreshold is the overlap threshold of IDLexicalStrict.
+const StrictThreshold = 0.85
+
+// Builtins returns the built-in models by id: IDLexical (threshold
+// DefaultThreshold) and IDLexicalStrict (threshold StrictThreshold). Both
+// are baselines.
+func Builtins() map[string]Model {
+	out := make(map[string]Model, 2)
+	for id, th := range map[string]float64{IDLexical: DefaultThreshold, IDLexicalStrict: StrictThreshold} {
+		m, err := NewLexical(id, LexicalOptions{Threshold: th})
+		if err != nil {
+			panic(fmt.Sprintf("reader: built-in %s: %v", id, err)) // constants above are valid
+		}
+		out[id] = m
+	}
+	return out
+}
+
+// IsBaseline reports whether m is a built-in baseline rather than a model
+// under test proper, so that reports and the dashboard can label it
+// (ARCHITECTURE §6: "labelled as a baseline everywhere it appears").
+func IsBaseline(m Model) bool {
+	b, ok := m.(interface{ Baseline() bool })
+	return ok && b.Baseline()
+}

@@ -1,0 +1,131 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/robustream/robustream/processors/judge"
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
+)
+
+// StageName is the name of the inference stage.
+const StageName = "infer"
+
+// ErrUnknownModel is returned (wrapped as permanent) for a request naming a
+// model this process does not serve.
+var ErrUnknownModel = errors.New("unknown model")
+
+// Config configures the inference stage.
+type Config struct {
+	// Models maps model id → Model. Required.
+	Models map[string]Model
+	// JudgeMethod is the matcher (judge.MethodExact, MethodCovered,
+	// MethodTokenSeq). Empty: judge.DefaultMethod.
+	JudgeMethod string
+	// Now is the clock for evaluated_at and latency. Nil: time.Now.
+	Now func() time.Time
+}
+
+// Stage is the "infer" stage: rs.eval.requests → rs.eval.results, keyed by
+// question id. It asks the named model, judges the answer and emits the
+// result with everything pairing needs (question ref, axis, kind, answer
+// availability, expected set size, closed-book flag).
+type Stage struct {
+	models map[string]Model
+	method string
+	now    func() time.Time
+}
+
+// NewStage validates cfg, applies defaults and returns the stage.
+func NewStage(cfg Config) (*Stage, error) {
+	var errs []error
+	if len(cfg.Models) == 0 {
+		errs = append(errs, errors.New("infer: models: none configured"))
+	}
+	for id, m := range cfg.Models {
+		if m == nil || m.ID() != id {
+			errs = append(errs, fmt.Errorf("infer: models.%s: nil or id mismatch", id))
+		}
+	}
+	if !judge.ValidMethod(cfg.JudgeMethod) {
+		errs = append(errs, fmt.Errorf("infer: judge_method: unknown %q", cfg.JudgeMethod))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if cfg.JudgeMethod == "" {
+		cfg.JudgeMethod = judge.DefaultMethod
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Stage{models: cfg.Models, method: cfg.JudgeMethod, now: cfg.Now}, nil
+}
+
+// Name implements streams.Processor.
+func (s *Stage) Name() string { return StageName }
+
+// Process implements streams.Processor. A request that does not decode or
+// names an unknown model is a permanent error; a model error is returned as
+// is, so the runner retries it with backoff and dead-letters it when retries
+// run out (ARCHITECTURE §10).
+//
+// Built-in models get the request's query and contexts, not the prompt:
+// they are extractive and the prompt's instructions mean nothing to them.
+func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
+	var req schemas.EvalRequest
+	if err := schemas.Decode(m.Value, &req); err != nil {
+		return nil, streams.Permanent(fmt.Errorf("cannot decode eval request: %w", err))
+	}
+	model, ok := s.models[req.ModelID]
+	if !ok {
+		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
+	}
+	start := s.now()
+	ans, err := model.Answer(ctx, req.Query, req.Contexts)
+	if err != nil {
+		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
+	}
+	end := s.now()
+	v := judge.Judge(ans.Text, req.Accepted, s.method)
+	res := &schemas.EvalResult{
+		QuestionRef:     req.QuestionRef,
+		RequestID:       req.RequestID,
+		ModelID:         req.ModelID,
+		VariantID:       req.VariantID,
+		ClosedBook:      req.ClosedBook,
+		Axis:            req.Axis,
+		Kind:            req.Kind,
+		AnswerAvailable: req.AnswerAvailable,
+		Expected:        req.Expected,
+		Answer:          ans.Text,
+		Refused:         v.Refused,
+		Correct:         v.Correct,
+		JudgeMethod:     v.Method,
+		LatencyMS:       float64(end.Sub(start).Microseconds()) / 1000,
+		TokensIn:        clampUint32(ans.TokensIn),
+		TokensOut:       clampUint32(ans.TokensOut),
+		EvaluatedAt:     end.UTC(),
+	}
+	// One result per (request, variant): identical prompts of two variants
+	// share a request id, yet pairing needs a result for each variant.
+	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
+	b, err := schemas.Encode(res)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
+	}
+	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}, nil
+}
+
+// ResultID is the event id of the result of a request for one variant.
+func ResultID(requestID, questionID, variantID string) string {
+	return schemas.ID("result", requestID, questionID, variantID)
+}
+
+func clampUint32(n int) uint32 {
+	return uint32(min(max(n, 0), math.MaxUint32))
+}

@@ -1,0 +1,273 @@
+//go:build cgo && unix
+
+package clickhouse
+
+// The chDB C API, declared here rather than included: the npm package ships
+// libchdb.so without chdb.h. Signatures follow chdb.h of chDB 26.x; every
+// handle is opaque, so void* stands in for chdb_connection, chdb_result and
+// chdb_arrow_stream. Functions are resolved with dlsym at run time so that a
+// binary built here runs in server mode on machines without the library.
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct {
+	void *handle;
+	void **(*connect)(int, char **);
+	void (*close_conn)(void **);
+	void *(*query_n)(void *, const char *, size_t, const char *, size_t);
+	char *(*result_buffer)(void *);
+	size_t (*result_length)(void *);
+	const char *(*result_error)(void *);
+	void (*destroy_result)(void *);
+	int (*arrow_scan)(void *, const char *, void *);
+	int (*arrow_unregister)(void *, const char *);
+	void (*set_signal_handlers_enabled)(int);
+} rs_chdb_api;
+
+static rs_chdb_api rs_chdb;
+
+// rs_chdb_load opens the library and resolves every symbol we use. It
+// returns NULL on success, else a message owned by libdl or a literal.
+static void rs_save_signals(struct sigaction *saved, char *valid);
+static void rs_restore_signals(const struct sigaction *saved, const char *valid);
+
+static const char *rs_chdb_load(const char *path) {
+	// Static initializers run inside dlopen; none of 26.5's touch signal
+	// dispositions, but a later library might, and Go must keep its own.
+	static struct sigaction saved[NSIG];
+	static char valid[NSIG];
+	rs_save_signals(saved, valid);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	rs_restore_signals(saved, valid);
+	if (h == NULL) {
+		return dlerror();
+	}
+#define RS_SYM(field, name)                         \
+	*(void **)(&rs_chdb.field) = dlsym(h, name);    \
+	if (rs_chdb.field == NULL) {                    \
+		dlclose(h);                                 \
+		return "symbol " name " missing from libchdb"; \
+	}
+	RS_SYM(connect, "chdb_connect")
+	RS_SYM(close_conn, "chdb_close_conn")
+	RS_SYM(query_n, "chdb_query_n")
+	RS_SYM(result_buffer, "chdb_result_buffer")
+	RS_SYM(result_length, "chdb_result_length")
+	RS_SYM(result_error, "chdb_result_error")
+	RS_SYM(destroy_result, "chdb_destroy_query_result")
+	RS_SYM(arrow_scan, "chdb_arrow_scan")
+	RS_SYM(arrow_unregister, "chdb_arrow_unregister_table")
+	RS_SYM(set_signal_handlers_enabled, "chdb_set_signal_handlers_enabled")
+#undef RS_SYM
+	rs_chdb.handle = h;
+	return NULL;
+}
+
+// rs_save_signals records the disposition of every signal; valid[s] says
+// whether signal s could be queried.
+static void rs_save_signals(struct sigaction *saved, char *valid) {
+	for (int s = 1; s < NSIG; s++) {
+		valid[s] = sigaction(s, NULL, &saved[s]) == 0;
+	}
+}
+
+// rs_restore_signals puts back every disposition that changed since
+// rs_save_signals.
+static void rs_restore_signals(const struct sigaction *saved, const char *valid) {
+	struct sigaction cur;
+	for (int s = 1; s < NSIG; s++) {
+		if (!valid[s] || sigaction(s, NULL, &cur) != 0) {
+			continue;
+		}
+		if (cur.sa_sigaction != saved[s].sa_sigaction || cur.sa_flags != saved[s].sa_flags) {
+			sigaction(s, &saved[s], NULL);
+		}
+	}
+}
+
+static void **rs_chdb_connect(int argc, char **argv) {
+	// chDB installs process-wide handlers for SIGSEGV, SIGINT and friends on
+	// first connect; the Go runtime must keep its own (preemption, panics,
+	// graceful shutdown), so switch them off first (the flag is sticky).
+	// In 26.5 switching them off also resets SIGSEGV, SIGBUS, SIGFPE, SIGILL
+	// and SIGABRT to SIG_DFL although chDB never installed them, which would
+	// turn every Go nil dereference into a process kill: so we save the
+	// dispositions first and restore whatever changed.
+	static struct sigaction saved[NSIG];
+	static char valid[NSIG];
+	rs_save_signals(saved, valid);
+	rs_chdb.set_signal_handlers_enabled(0);
+	void **conn = rs_chdb.connect(argc, argv);
+	rs_restore_signals(saved, valid);
+	return conn;
+}
+
+static void rs_chdb_close(void **conn) { rs_chdb.close_conn(conn); }
+
+static void *rs_chdb_query(void **conn, const char *q, size_t qlen, const char *f, size_t flen) {
+	return rs_chdb.query_n(*conn, q, qlen, f, flen);
+}
+
+static char *rs_chdb_buffer(void *r) { return rs_chdb.result_buffer(r); }
+static size_t rs_chdb_length(void *r) { return rs_chdb.result_length(r); }
+static const char *rs_chdb_error(void *r) { return rs_chdb.result_error(r); }
+static void rs_chdb_destroy(void *r) { rs_chdb.destroy_result(r); }
+
+static int rs_chdb_arrow_scan(void **conn, const char *name, void *stream) {
+	return rs_chdb.arrow_scan(*conn, name, stream);
+}
+
+static int rs_chdb_arrow_unregister(void **conn, const char *name) {
+	return rs_chdb.arrow_unregister(*conn, name);
+}
+
+// The Arrow C stream ABI (arrow/c/abi.h), enough to allocate one and to
+// release it if the engine left it unconsumed.
+struct rs_arrow_stream {
+	int (*get_schema)(struct rs_arrow_stream *, void *);
+	int (*get_next)(struct rs_arrow_stream *, void *);
+	const char *(*get_last_error)(struct rs_arrow_stream *);
+	void (*release)(struct rs_arrow_stream *);
+	void *private_data;
+};
+
+static struct rs_arrow_stream *rs_stream_new(void) {
+	return calloc(1, sizeof(struct rs_arrow_stream));
+}
+
+static void rs_stream_free(struct rs_arrow_stream *s) {
+	if (s->release != NULL) {
+		s->release(s);
+	}
+	free(s);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/cdata"
+)
+
+var (
+	loadMu sync.Mutex
+	loaded string // the library in use, once one loaded
+)
+
+// loadChDB opens libchdb.so, once per process: a later call with another
+// path keeps the library already loaded (two chDB copies could not share a
+// process anyway). A failed load is not remembered, so a corrected path
+// can be tried next.
+func loadChDB(path string) error {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if loaded != "" {
+		return nil
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	if msg := C.rs_chdb_load(cpath); msg != nil {
+		return fmt.Errorf("%w: cannot load %s: %s", ErrNoChDB, path, C.GoString(msg))
+	}
+	loaded = path
+	return nil
+}
+
+// chdbConn is one chDB connection. Its methods are not safe for concurrent
+// use; the engine serializes them.
+type chdbConn struct {
+	c *unsafe.Pointer // chdb_connection *
+}
+
+// connectChDB opens a connection with ClickHouse command-line style args.
+// chDB reports a failed boot only as a NULL connection (the reason goes to
+// its log), so the caller diagnoses the likely causes itself.
+func connectChDB(args []string) (*chdbConn, error) {
+	argv := make([]*C.char, len(args))
+	for i, a := range args {
+		argv[i] = C.CString(a)
+	}
+	defer func() {
+		for _, p := range argv {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	// argv must live in C memory: cgo forbids passing a Go pointer to Go
+	// pointers.
+	carr := (**C.char)(C.malloc(C.size_t(len(argv)) * C.size_t(unsafe.Sizeof(argv[0]))))
+	defer C.free(unsafe.Pointer(carr))
+	copy(unsafe.Slice(carr, len(argv)), argv)
+	c := C.rs_chdb_connect(C.int(len(args)), carr)
+	if c == nil {
+		return nil, errors.New("chdb_connect returned no connection")
+	}
+	return &chdbConn{c: c}, nil
+}
+
+func (c *chdbConn) close() {
+	if c.c != nil {
+		C.rs_chdb_close(c.c)
+		c.c = nil
+	}
+}
+
+// query runs one statement and returns its output in the given format.
+func (c *chdbConn) query(q, format string) ([]byte, error) {
+	cq := C.CString(q)
+	defer C.free(unsafe.Pointer(cq))
+	cf := C.CString(format)
+	defer C.free(unsafe.Pointer(cf))
+	r := C.rs_chdb_query(c.c, cq, C.size_t(len(q)), cf, C.size_t(len(format)))
+	if r == nil {
+		return nil, errors.New("chdb_query_n returned no result")
+	}
+	defer C.rs_chdb_destroy(r)
+	if msg := C.rs_chdb_error(r); msg != nil {
+		return nil, &queryError{msg: strings.TrimSpace(C.GoString(msg))}
+	}
+	n := C.rs_chdb_length(r)
+	if n == 0 {
+		return nil, nil
+	}
+	return C.GoBytes(unsafe.Pointer(C.rs_chdb_buffer(r)), C.int(n)), nil
+}
+
+// withArrow registers rec as the table function arrowstream(name) for the
+// duration of fn. The stream lives in C memory because chDB keeps it past
+// the registering call and reads it from its own threads while fn's query
+// runs; the record is retained by the exported reader until chDB (or we)
+// release the stream.
+func (c *chdbConn) withArrow(name string, rec arrow.Record, fn func() error) error {
+	rdr, err := array.NewRecordReader(rec.Schema(), []arrow.Record{rec})
+	if err != nil {
+		return fmt.Errorf("cannot wrap record: %w", err)
+	}
+	defer rdr.Release()
+	s := C.rs_stream_new()
+	if s == nil {
+		return errors.New("cannot allocate an Arrow stream")
+	}
+	defer C.rs_stream_free(s)
+	cdata.ExportRecordReader(rdr, (*cdata.CArrowArrayStream)(unsafe.Pointer(s)))
+
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	conn := c.c
+	if C.rs_chdb_arrow_scan(conn, cname, unsafe.Pointer(s)) != 0 {
+		return fmt.Errorf("chdb_arrow_scan(%q) failed", name)
+	}
+	defer C.rs_chdb_arrow_unregister(conn, cname)
+	return fn()
+}

@@ -1,0 +1,197 @@
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/robustream/robustream/schemas"
+)
+
+// serverEngine speaks to a clickhouse-server over the native protocol with
+// clickhouse-go/v2. Checked against Debian's 18.16: handshake, ServerVersion,
+// per-query settings, column-wise batches with a column list, DateTime,
+// Enum8 and Array columns all work there.
+type serverEngine struct {
+	conn    driver.Conn
+	version string
+	dedup   bool
+}
+
+// errUnknownDatabase is ClickHouse's UNKNOWN_DATABASE code.
+const errUnknownDatabase = 81
+
+func openServer(ctx context.Context, cfg Config) (Engine, error) {
+	opts, err := ch.ParseDSN(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid ClickHouse URL: %w", err)
+	}
+	if opts.Protocol != ch.Native {
+		return nil, fmt.Errorf("invalid ClickHouse URL: want clickhouse://host:port (native protocol)")
+	}
+	conn, err := dial(ctx, opts)
+	var ex *ch.Exception
+	if errors.As(err, &ex) && ex.Code == errUnknownDatabase {
+		// The URL may name robustream before `migrate` created it; every
+		// statement we send is qualified, so the default database does.
+		opts.Auth.Database = ""
+		conn, err = dial(ctx, opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to ClickHouse at %s: %w", strings.Join(opts.Addr, ","), err)
+	}
+	e := &serverEngine{conn: conn}
+	// SELECT version() rather than the handshake's ServerVersion: it is the
+	// same on every engine and carries all four parts.
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot read server version: %w", err)
+	}
+	e.version = v
+	e.dedup = schemas.CompareVersions(v, dedupMinVersion) >= 0
+	return e, nil
+}
+
+func dial(ctx context.Context, opts *ch.Options) (driver.Conn, error) {
+	conn, err := ch.Open(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Ping(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (e *serverEngine) Kind() string { return "server" }
+
+func (e *serverEngine) ServerVersion(ctx context.Context) (string, error) {
+	return e.version, nil
+}
+
+func (e *serverEngine) SupportsDedup() bool { return e.dedup }
+
+func (e *serverEngine) Exec(ctx context.Context, query string) error {
+	return e.conn.Exec(ctx, query)
+}
+
+// Query renders the result on the client: the native protocol carries
+// typed columns, not formatted text (clickhouse-go's QueryFormat is
+// HTTP-only). See format.go for the supported formats.
+func (e *serverEngine) Query(ctx context.Context, query, format string) ([]byte, error) {
+	w, err := newRowWriter(format)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.conn.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return w.render(rows)
+}
+
+// InsertArrow appends rec column by column to a native batch. The column
+// list is always spelled out: 18.16 rejects clickhouse-go batches without
+// one. On servers with deduplication the token goes in as query settings.
+func (e *serverEngine) InsertArrow(ctx context.Context, table string, rec arrow.Record, dedupToken string) error {
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	if dedupToken != "" && e.dedup {
+		ctx = ch.Context(ctx, ch.WithSettings(ch.Settings{
+			"insert_deduplicate":                                 1,
+			"insert_deduplication_token":                         dedupToken,
+			"deduplicate_blocks_in_dependent_materialized_views": 1,
+		}))
+	}
+	q := fmt.Sprintf("INSERT INTO %s.%s %s", Database, quoteIdent(table), columnList(rec.Schema()))
+	batch, err := e.conn.PrepareBatch(ctx, q)
+	if err != nil {
+		return fmt.Errorf("cannot prepare insert into %s: %w", table, err)
+	}
+	defer batch.Close()
+	for i, col := range rec.Columns() {
+		vals, err := goColumn(col)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", rec.ColumnName(i), err)
+		}
+		if err := batch.Column(i).Append(vals); err != nil {
+			return fmt.Errorf("column %s: %w", rec.ColumnName(i), err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return fmt.Errorf("cannot insert into %s: %w", table, err)
+	}
+	return nil
+}
+
+// goColumn converts an Arrow column into the slice clickhouse-go appends
+// column-wise. It covers the types schemas.Table produces.
+func goColumn(a arrow.Array) (any, error) {
+	if a.NullN() > 0 {
+		return nil, errors.New("null values are not supported")
+	}
+	switch a := a.(type) {
+	case *array.String:
+		out := make([]string, a.Len())
+		for i := range out {
+			out[i] = a.Value(i)
+		}
+		return out, nil
+	case *array.Uint8:
+		return append([]uint8(nil), a.Uint8Values()...), nil
+	case *array.Uint16:
+		return append([]uint16(nil), a.Uint16Values()...), nil
+	case *array.Uint32:
+		return append([]uint32(nil), a.Uint32Values()...), nil
+	case *array.Uint64:
+		return append([]uint64(nil), a.Uint64Values()...), nil
+	case *array.Int32:
+		return append([]int32(nil), a.Int32Values()...), nil
+	case *array.Int64:
+		return append([]int64(nil), a.Int64Values()...), nil
+	case *array.Float64:
+		return append([]float64(nil), a.Float64Values()...), nil
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		out := make([]time.Time, a.Len())
+		for i := range out {
+			out[i] = a.Value(i).ToTime(unit)
+		}
+		return out, nil
+	case *array.List:
+		switch vals := a.ListValues().(type) {
+		case *array.String:
+			out := make([][]string, a.Len())
+			for i := range out {
+				start, end := a.ValueOffsets(i)
+				row := make([]string, 0, end-start)
+				for j := start; j < end; j++ {
+					row = append(row, vals.Value(int(j)))
+				}
+				out[i] = row
+			}
+			return out, nil
+		case *array.Float64:
+			out := make([][]float64, a.Len())
+			for i := range out {
+				start, end := a.ValueOffsets(i)
+				out[i] = append([]float64{}, vals.Float64Values()[start:end]...)
+			}
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("arrow type %s is not supported", a.DataType())
+}
+
+func (e *serverEngine) Close() error { return e.conn.Close() }

@@ -1,0 +1,15 @@
+// Package dir is the folder source (ARCHITECTURE §4): it reads Markdown
+// (.md, .markdown), plain text (.txt) and HTML (.html, .htm) files under a
+// folder, recursively, and emits one DocumentVersion per file to
+// rs.documents. With Watch it polls the folder and emits files whose content
+// changed.
+//
+// HTML is reduced to its visible text (scripts, styles and hidden elements
+// dropped, block elements become paragraphs, headings, lists and tables
+// become their Markdown forms) so that chunking treats every format alike.
+//
+// Malformed input is never fatal (ARCHITECTURE §10): binary, invalid UTF-8,
+// empty and oversized files are skipped with a warning and counted. It must
+// not follow symbolic links, must not modify the folder, and must not import
+// processors or sinks. PDF and JSONL belong to their own sources.
+package dir
