@@ -88,10 +88,17 @@ func (t *Table) Validate(e Event) error {
 	return nil
 }
 
-// Record builds one Arrow record with a row per event; the caller releases
-// it. Every event must be of the table's type (see Validate).
+// Record builds one Arrow record with a row per event in Go memory; the
+// caller releases it. Every event must be of the table's type (see
+// Validate).
 func (t *Table) Record(events []Event) arrow.Record {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, t.schema)
+	return t.RecordWith(memory.DefaultAllocator, events)
+}
+
+// RecordWith is Record with the buffers taken from mem, e.g. C memory for a
+// record handed to C through the Arrow C data interface.
+func (t *Table) RecordWith(mem memory.Allocator, events []Event) arrow.Record {
+	b := array.NewRecordBuilder(mem, t.schema)
 	defer b.Release()
 	b.Reserve(len(events))
 	for i, c := range t.Columns {

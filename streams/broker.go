@@ -53,6 +53,9 @@ func StartBroker(dir, listen string, partitions int) (*Broker, error) {
 		kfake.SyncWrites(),
 		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(partitions),
+		// Room for large documents: a produce batch may hold up to
+		// MaxBatchBytes (the writer's limit) and the broker must accept it.
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(2 * MaxBatchBytes)}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("broker: cannot start embedded Kafka in %s: %w", dir, err)

@@ -178,12 +178,17 @@ func (k *Kafka) EnsureTopics(ctx context.Context, topics ...string) error {
 // the hash of their key, or to the partition named by a PartitionHeader.
 func (k *Kafka) NewWriter() *kafka.Writer {
 	return &kafka.Writer{
-		Addr:                   kafka.TCP(k.cfg.Brokers...),
-		Transport:              k.transport,
-		Balancer:               keyBalancer{},
-		RequiredAcks:           kafka.RequireAll,
-		BatchSize:              1000,
-		BatchBytes:             16 << 20,
+		Addr:         kafka.TCP(k.cfg.Brokers...),
+		Transport:    k.transport,
+		Balancer:     keyBalancer{},
+		RequiredAcks: kafka.RequireAll,
+		BatchSize:    1000,
+		// A produced record batch must fit the broker's max.message.bytes
+		// (1048588 by default, in Kafka and in kfake alike), or the whole
+		// batch is rejected with MESSAGE_TOO_LARGE and, being retried as is,
+		// never goes through. kafka-go overestimates record sizes, so this
+		// leaves room for the batch header.
+		BatchBytes:             1_000_000,
 		BatchTimeout:           time.Millisecond,
 		AllowAutoTopicCreation: false,
 		MaxAttempts:            10,
@@ -191,6 +196,11 @@ func (k *Kafka) NewWriter() *kafka.Writer {
 		WriteBackoffMax:        2 * time.Second,
 	}
 }
+
+// MaxBatchBytes bounds a produce request's record batch per partition, and
+// so the largest single record robustream can write. A real cluster must
+// allow it (message.max.bytes); the embedded broker is configured to.
+const MaxBatchBytes = 8 << 20
 
 // PartitionHeader pins a record to a partition (used by state changelogs,
 // whose partitions mirror the input partitions of their stage).
@@ -258,6 +268,15 @@ func Produce(ctx context.Context, w *kafka.Writer, recs ...Record) error {
 		return nil
 	}
 	if err := w.WriteMessages(ctx, toKafka(recs)...); err != nil {
+		var werrs kafka.WriteErrors
+		if errors.As(err, &werrs) {
+			// One line per distinct cause, not one per record.
+			for _, e := range werrs {
+				if e != nil {
+					return fmt.Errorf("cannot produce %d of %d record(s): %w", werrs.Count(), len(recs), e)
+				}
+			}
+		}
 		return fmt.Errorf("cannot produce %d record(s): %w", len(recs), err)
 	}
 	return nil

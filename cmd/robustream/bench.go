@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -29,9 +30,23 @@ import (
 func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	periods := fs.Int("periods", 8, "demo periods to generate as input")
+	minEvents := fs.Int("min-events", 10000, "repeat each stage's input up to this many events, so fixed start-up costs do not dominate")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	only := fs.String("only", "", "comma-separated stages to measure (default: all, and the sink)")
 	cfg, err := parseConfig(fs, args, stdout, "clickhouse.chdb_lib", "log.level", "log.format", "kafka.partitions")
 	if err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	tmp, err := os.MkdirTemp("", "robustream-bench-")
 	if err != nil {
@@ -55,10 +70,10 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%-10s %9s %14s %14s %7s\n", "stage", "events", "stage ev/s", "raw kafka ev/s", "ratio")
 	specs := selectStages(nil)
 	for i, spec := range specs {
-		if strings.HasPrefix(spec.name, "sink.") {
+		if strings.HasPrefix(spec.name, "sink.") || (*only != "" && !contains(strings.Split(*only, ","), spec.name)) {
 			continue
 		}
-		msgs := inputs[spec.inputs[0]]
+		msgs := repeatTo(inputs[spec.inputs[0]], *minEvents)
 		if len(msgs) == 0 {
 			continue
 		}
@@ -72,7 +87,11 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-10s %9d %14.0f %14.0f %6.2f×\n", spec.name, len(msgs), st, raw, st/raw)
 	}
-	if err := benchSink(ctx, e, cfg, inputs[streams.TopicEvalResults], stdout); err != nil {
+	if *only != "" && !contains(strings.Split(*only, ","), "sink") {
+		fmt.Fprintf(stdout, "\npeak RSS of this process: %s\n", peakRSS())
+		return nil
+	}
+	if err := benchSink(ctx, e, cfg, repeatTo(inputs[streams.TopicEvalResults], *minEvents), stdout); err != nil {
 		if errors.Is(err, clickhouse.ErrNoChDB) {
 			fmt.Fprintf(stdout, "\nsink: skipped (%v; run make setup)\n", err)
 		} else {
@@ -157,29 +176,62 @@ func benchRawKafka(ctx context.Context, e *engine, topic string, msgs []streams.
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	// Consume every partition concurrently, as the stage runner does.
+	counts := make(chan int, len(ends[topic]))
+	errc := make(chan error, len(ends[topic]))
 	for p, end := range ends[topic] {
-		if end == 0 {
-			continue
+		go func() {
+			n, err := readPartition(ctx, e, topic, p, end)
+			counts <- n
+			errc <- err
+		}()
+	}
+	n := 0
+	for range ends[topic] {
+		n += <-counts
+		if err := <-errc; err != nil {
+			return 0, err
 		}
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: e.kafka.Brokers(), Topic: topic, Partition: p, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
-		for {
-			m, err := r.ReadMessage(ctx)
-			if err != nil {
-				r.Close()
-				return 0, err
-			}
-			n++
-			if m.Offset >= end-1 {
-				break
-			}
-		}
-		r.Close()
 	}
 	if n != len(msgs) {
 		return 0, fmt.Errorf("raw baseline read %d of %d messages", n, len(msgs))
 	}
 	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// repeatTo repeats msgs until there are at least n. Stages are idempotent,
+// so a repeated message costs what the first did.
+func repeatTo(msgs []streams.Message, n int) []streams.Message {
+	if len(msgs) == 0 {
+		return nil
+	}
+	out := msgs
+	for len(out) < n {
+		out = append(out, msgs...)
+	}
+	return out
+}
+
+// readPartition reads partition p of topic up to end with a plain kafka-go
+// reader (no consumer group, no processing).
+func readPartition(ctx context.Context, e *engine, topic string, p int, end int64) (int, error) {
+	if end == 0 {
+		return 0, nil
+	}
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: e.kafka.Brokers(), Topic: topic, Partition: p,
+		MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
+	defer r.Close()
+	n := 0
+	for {
+		m, err := r.ReadMessage(ctx)
+		if err != nil {
+			return n, err
+		}
+		n++
+		if m.Offset >= end-1 {
+			return n, nil
+		}
+	}
 }
 
 func produceChunked(ctx context.Context, w *kafka.Writer, recs []streams.Record) error {

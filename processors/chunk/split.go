@@ -223,9 +223,45 @@ type packer struct {
 	cur    []unit
 	est    int // estimated tokens of cur: units plus separators
 	pieces []Piece
+	counts map[[2]int]int // memoized token counts of spans
 }
 
-func (p *packer) tokens(start, end int) int { return CountTokens(p.text[start:end]) }
+// tokens counts the tokens of text[start:end], once per span: packing asks
+// for the same units and separators again when it carries units over.
+func (p *packer) tokens(start, end int) int {
+	k := [2]int{start, end}
+	if n, ok := p.counts[k]; ok {
+		return n
+	}
+	if p.counts == nil {
+		p.counts = map[[2]int]int{}
+	}
+	n := CountTokens(p.text[start:end])
+	p.counts[k] = n
+	return n
+}
+
+// spanTokens is the exact token count of the units us as one span. cl100k's
+// pre-tokenizer never lets a token cross from a newline into a following
+// non-space character, so when every unit after the first starts with a
+// non-space right after a newline, the span's count is the sum of the counts
+// of [unit start, next unit start) pieces (memoized, and shared by the
+// candidate spans packing tries); otherwise the span is encoded whole.
+func (p *packer) spanTokens(us []unit) int {
+	for i := 1; i < len(us); i++ {
+		prev, start := p.text[us[i].start-1], us[i].start
+		if (prev != '\n' && prev != '\r') || start >= us[i].end || isSpace(p.text[start]) {
+			return p.tokens(us[0].start, us[len(us)-1].end)
+		}
+	}
+	sum := 0
+	for i := 0; i+1 < len(us); i++ {
+		sum += p.tokens(us[i].start, us[i+1].start)
+	}
+	return sum + p.tokens(us[len(us)-1].start, us[len(us)-1].end)
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
 // add appends u, first closing the current piece if u would overflow it. The
 // estimate sums per-unit counts; flush checks the exact count, because BPE
@@ -266,10 +302,10 @@ func (p *packer) flush(keepHeading bool) {
 			n--
 		}
 	}
-	exact := p.tokens(p.cur[0].start, p.cur[n-1].end)
+	exact := p.spanTokens(p.cur[:n])
 	for n > 1 && exact > p.max {
 		n--
-		exact = p.tokens(p.cur[0].start, p.cur[n-1].end)
+		exact = p.spanTokens(p.cur[:n])
 	}
 	p.emitCounted(p.cur[:n], KindText, exact)
 	rest := append([]unit(nil), p.cur[n:]...)
@@ -290,7 +326,7 @@ func (p *packer) flushAll() {
 }
 
 func (p *packer) emit(us []unit, kind string) {
-	p.emitCounted(us, kind, p.tokens(us[0].start, us[len(us)-1].end))
+	p.emitCounted(us, kind, p.spanTokens(us))
 }
 
 // emitCounted appends a piece whose exact token count is already known, so

@@ -46,7 +46,7 @@ func BenchmarkInsert(b *testing.B) {
 			}
 			var rawTime, sinkTime time.Duration
 			for i := 0; i < b.N; i++ {
-				rec := tb.Record(events("raw", i))
+				rec := tb.RecordWith(Allocator(), events("raw", i))
 				start := time.Now()
 				err := e.InsertArrow(ctx, table, rec, fmt.Sprintf("bench-raw-%s-%d", table, i))
 				rawTime += time.Since(start)

@@ -85,8 +85,9 @@ func openChDB(ctx context.Context, cfg Config) (Engine, error) {
 	}
 	conn, err := connectChDB(args)
 	if err != nil {
-		// chDB reports why only in its log; the common reason is another
-		// process that took the directory since the check above.
+		// chDB prints why on stderr and returns no connection; the common
+		// reason is another process that took the directory since the
+		// check above.
 		if storage != "" && locked(storage) {
 			return nil, lockedError(dataDir)
 		}

@@ -159,7 +159,21 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/cdata"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/arrow/memory/mallocator"
 )
+
+// cAllocator allocates Arrow buffers with C malloc. The C data interface
+// hands buffer addresses to chDB, which keeps them in C memory while it
+// reads; buffers in C memory keep that within cgo's pointer rules (Go
+// memory works with the default checks, since Go's heap does not move, but
+// fails GOEXPERIMENT=cgocheck2).
+var cAllocator = mallocator.NewMallocator()
+
+// Allocator returns the allocator to build records for InsertArrow with:
+// C memory in builds with chDB, Go memory otherwise. Records built with it
+// must be released, since C memory is not garbage collected.
+func Allocator() memory.Allocator { return cAllocator }
 
 var (
 	loadMu sync.Mutex
@@ -193,7 +207,7 @@ type chdbConn struct {
 
 // connectChDB opens a connection with ClickHouse command-line style args.
 // chDB reports a failed boot only as a NULL connection (the reason goes to
-// its log), so the caller diagnoses the likely causes itself.
+// stderr), so the caller diagnoses the likely causes itself.
 func connectChDB(args []string) (*chdbConn, error) {
 	argv := make([]*C.char, len(args))
 	for i, a := range args {
@@ -241,7 +255,9 @@ func (c *chdbConn) query(q, format string) ([]byte, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	return C.GoBytes(unsafe.Pointer(C.rs_chdb_buffer(r)), C.int(n)), nil
+	// Copy out before the result is destroyed; unsafe.Slice rather than
+	// C.GoBytes, whose int32 length would cap results at 2 GiB.
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(C.rs_chdb_buffer(r))), int(n))...), nil
 }
 
 // withArrow registers rec as the table function arrowstream(name) for the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -93,6 +94,13 @@ func (e *serverEngine) Query(ctx context.Context, query, format string) ([]byte,
 		return nil, err
 	}
 	rows, err := e.conn.Query(ctx, query)
+	if err == io.EOF {
+		// clickhouse-go returns a bare io.EOF (never wrapped) when the
+		// server ends the stream before any data block: a statement
+		// without a result set, such as DROP DATABASE, that succeeded. A
+		// lost connection comes back wrapped, so it is not mistaken for this.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

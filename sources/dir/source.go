@@ -30,7 +30,7 @@ const SourceName = "dir"
 const (
 	DefaultPollInterval = 5 * time.Second
 	DefaultDomain       = "general"
-	DefaultMaxBytes     = 10 << 20 // 10 MiB
+	DefaultMaxBytes     = 4 << 20 // 4 MiB: its event must fit one Kafka record (streams.MaxBatchBytes)
 )
 
 // Reasons a file is skipped; Run logs them and counts them in Stats.

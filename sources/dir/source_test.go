@@ -200,7 +200,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.cfg.PollInterval != DefaultPollInterval || s.cfg.Domain != "general" || s.cfg.MaxBytes != 10<<20 || s.Name() != "dir" {
+	if s.cfg.PollInterval != DefaultPollInterval || s.cfg.Domain != "general" || s.cfg.MaxBytes != DefaultMaxBytes || s.Name() != "dir" {
 		t.Errorf("defaults not applied: %+v", s.cfg)
 	}
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// TestDashboardShowsBaselineScores is the `make run` acceptance check: the
+// engine started with its defaults (embedded broker and chDB, demo feed,
+// built-in models) serves a dashboard that shows robustness scores for the
+// built-in reader within two minutes, in a real browser, while the other
+// HTTP endpoints and `robustream sql` against the held data dir work.
+func TestDashboardShowsBaselineScores(t *testing.T) {
+	data := t.TempDir()
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	base := "http://" + addr
+	started := time.Now()
+	engine := startBackground(t, "run", "--data-dir", data, "--http", addr, "--demo-periods", "1")
+	engine.waitListening(t, addr, time.Minute)
+
+	// Scores appear within two minutes of the start.
+	var scores scoresResponse
+	for {
+		status, body, err := httpGet(base + "/api/scores")
+		if err == nil && status == http.StatusOK {
+			scores = scoresResponse{}
+			if err := json.Unmarshal([]byte(body), &scores); err != nil {
+				t.Fatalf("/api/scores is not JSON: %v\n%s", err, body)
+			}
+			if hasModel(scores, "builtin:lexical") {
+				break
+			}
+		}
+		if engine.exited() {
+			t.Fatalf("robustream run exited (%v):\n%s", engine.err, tail(engine.output(), 4000))
+		}
+		if time.Since(started) > 2*time.Minute {
+			t.Fatalf("no scores for builtin:lexical after %s (last: status %d, err %v, body %.300s)\nengine output:\n%s",
+				time.Since(started).Round(time.Second), status, err, body, tail(engine.output(), 4000))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("scores for builtin:lexical after %s", time.Since(started).Round(time.Millisecond))
+
+	// Probes and metrics.
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if status, body, err := httpGet(base + path); err != nil || status != http.StatusOK {
+			t.Errorf("GET %s: status %d, err %v, body %q", path, status, err, body)
+		}
+	}
+	if status, body, err := httpGet(base + "/metrics"); err != nil || status != http.StatusOK ||
+		!strings.Contains(body, "robustream_stage_messages_in_total") {
+		t.Errorf("GET /metrics: status %d, err %v; robustream_stage_messages_in_total missing:\n%.2000s", status, err, body)
+	}
+
+	// `sql` on the data dir the engine holds (chDB locks it) goes through
+	// the engine's HTTP API.
+	if n := sqlCount(t, "SELECT count() FROM robustream.outcomes", "--data-dir", data); n <= 0 {
+		t.Errorf("outcomes through the running engine = %d, want > 0", n)
+	}
+
+	// /api/sql answers a read-only statement and refuses anything else.
+	if status, body, err := httpPost(base+"/api/sql", "SELECT 1"); err != nil || status != http.StatusOK || strings.TrimSpace(body) != "1" {
+		t.Errorf("POST /api/sql SELECT 1: status %d, err %v, body %q", status, err, body)
+	}
+	for _, q := range []string{
+		"DROP DATABASE robustream",
+		"INSERT INTO robustream.alerts (alert_id) VALUES ('x')",
+		"SELECT 1; DROP DATABASE robustream",
+		"TRUNCATE TABLE robustream.outcomes",
+	} {
+		if status, body, err := httpPost(base+"/api/sql", q); err != nil || status != http.StatusBadRequest {
+			t.Errorf("POST /api/sql %q: status %d, err %v, body %q; want 400", q, status, err, body)
+		}
+	}
+	if n := sqlCount(t, "SELECT count() FROM robustream.outcomes", "--data-dir", data); n <= 0 {
+		t.Errorf("outcomes after the refused statements = %d, want > 0", n)
+	}
+
+	t.Run("browser", func(t *testing.T) {
+		chromium := findChromium()
+		if chromium == "" {
+			t.Skip("chromium not found (/usr/bin/chromium or chromium on PATH): the browser check needs it " +
+				"(apt-get install chromium chromium-driver; CI installs them)")
+		}
+		// The rendered DOM, after the page's script fetched /api/scores. A
+		// fetch can lose a race with a busy engine, so look again until
+		// the row shows up.
+		deadline := time.Now().Add(90 * time.Second)
+		for attempt := 1; ; attempt++ {
+			dom, stderr, err := runChromium(t, chromium, "--dump-dom", "--virtual-time-budget=10000", base+"/")
+			problem := ""
+			if err != nil {
+				problem = "chromium: " + err.Error()
+			} else {
+				problem = checkScoreRow(dom, "builtin:lexical")
+			}
+			if problem == "" {
+				t.Logf("dashboard row for builtin:lexical rendered (attempt %d)", attempt)
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("dashboard after %d attempts: %s\nDOM:\n%.4000s\nchromium stderr:\n%s",
+					attempt, problem, dom, tail(stderr, 2000))
+			}
+			time.Sleep(time.Second)
+		}
+
+		// A screenshot of the same page.
+		dir := os.Getenv("ROBUSTREAM_TEST_SCREENSHOT_DIR")
+		if dir == "" {
+			dir = t.TempDir()
+		} else if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shot := filepath.Join(dir, "dashboard.png")
+		os.Remove(shot)
+		if _, stderr, err := runChromium(t, chromium, "--screenshot="+shot, "--window-size=1200,800",
+			"--virtual-time-budget=10000", base+"/"); err != nil {
+			t.Fatalf("chromium --screenshot: %v\n%s", err, tail(stderr, 2000))
+		}
+		b, err := os.ReadFile(shot)
+		if err != nil {
+			t.Fatalf("no screenshot: %v", err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("screenshot %s is not a PNG: %v", shot, err)
+		}
+		if cfg.Width != 1200 || cfg.Height != 800 {
+			t.Errorf("screenshot is %dx%d, want 1200x800", cfg.Width, cfg.Height)
+		}
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("screenshot %s does not decode: %v", shot, err)
+		}
+		t.Logf("dashboard screenshot: %s (%d bytes; set ROBUSTREAM_TEST_SCREENSHOT_DIR to keep it)", shot, len(b))
+	})
+}
+
+func hasModel(s scoresResponse, model string) bool {
+	for _, m := range s.Models {
+		if m.Model == model {
+			return true
+		}
+	}
+	return false
+}
+
+func httpGet(url string) (int, string, error) {
+	return httpDo(http.MethodGet, url, "")
+}
+
+func httpPost(url, body string) (int, string, error) {
+	return httpDo(http.MethodPost, url, body)
+}
+
+func httpDo(method, url, body string) (int, string, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+func findChromium() string {
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// runChromium runs headless Chromium once, root-safe, with a profile of its
+// own, and returns its stdout and stderr. Chromium runs in a process group
+// of its own, killed afterwards so that no helper outlives the call.
+func runChromium(t *testing.T, chromium string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--user-data-dir=" + t.TempDir(),
+	}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftover helpers, if any
+	}
+	return stdout.String(), stderr.String(), err
+}
+
+// checkScoreRow looks in the rendered DOM for the score table's row of
+// model and returns what is wrong with it, or "" when it has the baseline
+// tag and an overall score in [0, 1].
+func checkScoreRow(dom, model string) string {
+	doc, err := html.Parse(strings.NewReader(dom))
+	if err != nil {
+		return "cannot parse the DOM: " + err.Error()
+	}
+	table := find(doc, func(n *html.Node) bool { return n.Data == "table" && attr(n, "id") == "scores" })
+	if table == nil {
+		return "no table#scores"
+	}
+	row := find(table, func(n *html.Node) bool { return n.Data == "tr" && attr(n, "data-model") == model })
+	if row == nil {
+		return "no row with data-model=" + strconv.Quote(model) + " in #scores"
+	}
+	tag := find(row, func(n *html.Node) bool { return n.Data == "span" && hasClass(n, "tag") })
+	if tag == nil || strings.TrimSpace(text(tag)) != "baseline" {
+		return "the row of " + model + " has no baseline tag"
+	}
+	cell := find(row, func(n *html.Node) bool { return n.Data == "td" && hasClass(n, "overall") })
+	if cell == nil {
+		return "the row of " + model + " has no td.overall"
+	}
+	s := strings.TrimSpace(text(cell))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0 && v <= 1) { // NaN fails too
+		return "the overall score of " + model + " is " + strconv.Quote(s) + ", want a number in [0, 1]"
+	}
+	return ""
+}
+
+// find returns the first element under n (n included, depth first) that
+// matches.
+func find(n *html.Node, match func(*html.Node) bool) *html.Node {
+	if n.Type == html.ElementNode && match(n) {
+		return n
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if m := find(c, match); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasClass(n *html.Node, class string) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		if c == class {
+			return true
+		}
+	}
+	return false
+}
+
+func text(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(text(c))
+	}
+	return b.String()
+}
