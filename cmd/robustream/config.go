@@ -77,7 +77,7 @@ func (c *Config) Validate() []error {
 	}
 	for _, s := range c.Stages {
 		if !knownStage(s) {
-			errs = append(errs, fmt.Errorf("stages: unknown stage %q (known: %s)", s, strings.Join(stageNames(), ", ")))
+			errs = append(errs, fmt.Errorf("stages: unknown stage %q (known: source, %s, or sinks for all sinks)", s, strings.Join(stageNames(), ", ")))
 		}
 	}
 	if c.Source != "none" && c.Source != "" {

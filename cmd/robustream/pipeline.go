@@ -97,7 +97,7 @@ func knownStage(name string) bool {
 			return true
 		}
 	}
-	return name == "sinks"
+	return name == "sinks" || name == "source"
 }
 
 // selectStages returns the specs named (all when names is empty); "sinks"
