@@ -68,3 +68,7 @@ func (b *Broker) Addr() string { return b.addr }
 
 // Close stops the broker and flushes its state to disk.
 func (b *Broker) Close() { b.cluster.Close() }
+
+// Compact runs log compaction on the compacted (changelog) topics: kfake
+// does not compact on its own.
+func (b *Broker) Compact() { b.cluster.Compact() }

@@ -275,3 +275,43 @@ func TestConsumerGroupHandsOverPartitions(t *testing.T) {
 	}
 	_ = done1
 }
+
+func TestTrimDeletesOnlyWhatEveryConsumerCommitted(t *testing.T) {
+	b, k := newTestKafka(t, "")
+	defer b.Close()
+	produceN(t, k, "trimmed", 400, func(i int) string { return "v" + strconv.Itoa(i) })
+	r := NewRunner(k, quietLog(), nil)
+	pass := funcProcessor{name: "pass", fn: func(context.Context, Message) ([]Record, error) { return nil, nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, Stage{Name: "pass", Inputs: []string{"trimmed"}, Processor: pass}) }()
+	drain(t, r, map[string][]string{"pass": {"trimmed"}})
+	cancel()
+	<-done
+	tr, err := NewTrimmer(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	// A second consumer that has committed nothing holds everything back.
+	if err := tr.Trim(context.Background(), map[string][]string{"trimmed": {"pass", "idle"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(readAll(t, k, "trimmed")); n != 400 {
+		t.Fatalf("%d records left after a trim blocked by an idle consumer, want 400", n)
+	}
+	if err := tr.Trim(context.Background(), map[string][]string{"trimmed": {"pass"}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := k.Client().ListOffsets(context.Background(), &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{
+		"trimmed": {kafka.FirstOffsetOf(0), kafka.FirstOffsetOf(1), kafka.FirstOffsetOf(2), kafka.FirstOffsetOf(3)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends, _ := k.EndOffsets(context.Background(), "trimmed")
+	for _, p := range resp.Topics["trimmed"] {
+		if p.FirstOffset != ends["trimmed"][p.Partition] {
+			t.Errorf("partition %d starts at %d after the trim, want its end %d", p.Partition, p.FirstOffset, ends["trimmed"][p.Partition])
+		}
+	}
+}

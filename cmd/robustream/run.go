@@ -67,16 +67,31 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 			return e.runner.RunSource(ctx, src, streams.SourceOptions{MaxLag: 20000, Watch: map[string][]string{"chunk": {streams.TopicDocuments}}})
 		})
 	}
+	var trim *streams.Trimmer
+	if e.broker != nil {
+		if trim, err = streams.NewTrimmer(e.runner); err != nil {
+			return err
+		}
+		defer trim.Close()
+	}
 	p.Go(func(ctx context.Context) error {
-		// Lag gauges for /metrics.
+		// Lag gauges for /metrics; on the embedded broker, which holds every
+		// record in memory, also drop what every consumer has committed and
+		// compact the changelogs, so a long run stays bounded.
 		for {
 			if _, err := e.runner.Lags(ctx, inputs); err != nil && ctx.Err() == nil {
 				log.Debug("cannot measure lag", "err", err)
 			}
+			if trim != nil {
+				if err := trim.Trim(ctx, trimmable(inputs)); err != nil && ctx.Err() == nil {
+					log.Warn("cannot trim consumed records", "err", err)
+				}
+				e.broker.Compact()
+			}
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-time.After(5 * time.Second):
+			case <-time.After(10 * time.Second):
 			}
 		}
 	})
@@ -87,6 +102,31 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// trimmable maps each topic to the running stages that consume it, keeping
+// only topics all of whose consumers in the registry run here: a topic read
+// by a stage running elsewhere must not be trimmed under it.
+func trimmable(running map[string][]string) map[string][]string {
+	all := map[string][]string{}
+	for _, spec := range registry() {
+		for _, t := range spec.inputs {
+			all[t] = append(all[t], spec.name)
+		}
+	}
+	out := map[string][]string{}
+	for topic, stages := range all {
+		ok := true
+		for _, st := range stages {
+			if _, here := running[st]; !here {
+				ok = false
+			}
+		}
+		if ok {
+			out[topic] = stages
+		}
+	}
+	return out
 }
 
 func hasSinks(stages []string) bool {
