@@ -183,12 +183,12 @@ func (k *Kafka) NewWriter() *kafka.Writer {
 		Balancer:     keyBalancer{},
 		RequiredAcks: kafka.RequireAll,
 		BatchSize:    1000,
-		// A produced record batch must fit the broker's max.message.bytes
-		// (1048588 by default, in Kafka and in kfake alike), or the whole
-		// batch is rejected with MESSAGE_TOO_LARGE and, being retried as is,
-		// never goes through. kafka-go overestimates record sizes, so this
-		// leaves room for the batch header.
-		BatchBytes:             1_000_000,
+		// A produced record batch must fit the broker's message.max.bytes,
+		// or the whole batch is rejected with MESSAGE_TOO_LARGE and, being
+		// retried as is, never goes through (a stage stuck for good on a
+		// backlog). kafka-go overestimates record sizes, so a batch stays
+		// under MaxBatchBytes, which the embedded broker accepts twice over.
+		BatchBytes:             MaxBatchBytes,
 		BatchTimeout:           time.Millisecond,
 		AllowAutoTopicCreation: false,
 		MaxAttempts:            10,

@@ -163,13 +163,8 @@ func toRecords(topic string, msgs []streams.Message) []streams.Record {
 // benchRawKafka produces msgs to a fresh topic with kafka-go and consumes
 // them back, returning events/s of the whole round trip.
 func benchRawKafka(ctx context.Context, e *engine, topic string, msgs []streams.Message) (float64, error) {
-	if err := e.kafka.EnsureTopics(ctx, topic); err != nil {
-		return 0, err
-	}
 	start := time.Now()
-	w := e.kafka.NewWriter()
-	defer w.Close()
-	if err := produceChunked(ctx, w, toRecords(topic, msgs)); err != nil {
+	if err := produceInput(ctx, e, topic, msgs); err != nil {
 		return 0, err
 	}
 	ends, err := e.kafka.EndOffsets(ctx, topic)
@@ -234,7 +229,15 @@ func readPartition(ctx context.Context, e *engine, topic string, p int, end int6
 	}
 }
 
-func produceChunked(ctx context.Context, w *kafka.Writer, recs []streams.Record) error {
+// produceInput writes msgs to topic (created if needed), as one timed step of
+// both the baseline and the stage measurement.
+func produceInput(ctx context.Context, e *engine, topic string, msgs []streams.Message) error {
+	if err := e.kafka.EnsureTopics(ctx, topic); err != nil {
+		return err
+	}
+	w := e.kafka.NewWriter()
+	defer w.Close()
+	recs := toRecords(topic, msgs)
 	for i := 0; i < len(recs); i += 5000 {
 		if err := streams.Produce(ctx, w, recs[i:min(i+5000, len(recs))]...); err != nil {
 			return err
@@ -257,13 +260,8 @@ func benchStage(ctx context.Context, e *engine, spec stageSpec, msgs []streams.M
 		st.State = streams.NewState(e.kafka, st.Name)
 		st.Processor = pair.NewStage(st.State)
 	}
-	if err := e.kafka.EnsureTopics(ctx, topic); err != nil {
-		return 0, err
-	}
 	start := time.Now()
-	w := e.kafka.NewWriter()
-	defer w.Close()
-	if err := produceChunked(ctx, w, toRecords(topic, msgs)); err != nil {
+	if err := produceInput(ctx, e, topic, msgs); err != nil {
 		return 0, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)

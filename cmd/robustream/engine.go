@@ -82,6 +82,14 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 			e.close()
 			return nil, err
 		}
+		if e.ch.Kind() == "chdb" {
+			// One writer is guaranteed by chDB's directory lock: repair
+			// rollups a crash left behind before any sink writes.
+			if _, err := clickhouse.ReconcileRollups(ctx, e.ch, log); err != nil {
+				e.close()
+				return nil, err
+			}
+		}
 		if !e.ch.SupportsDedup() {
 			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
 		}
