@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
@@ -34,6 +35,22 @@ type engine struct {
 	reg       *prometheus.Registry
 	metrics   *streams.Metrics
 	pairState *streams.State
+	// openPairings is measured when eval --once has drained.
+	openPairings int
+}
+
+// countOpenPairings counts (model, question) sets still waiting for results.
+func (e *engine) countOpenPairings() int {
+	n := 0
+	if e.pairState != nil {
+		e.pairState.Range(func(_ string, v []byte) bool {
+			if pair.Open(v) {
+				n++
+			}
+			return true
+		})
+	}
+	return n
 }
 
 func newLogger(c LogConfig) *slog.Logger {

@@ -188,6 +188,9 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 		if err := e.runner.WaitDrained(ctx, inputs, 300*time.Millisecond, sourceDone.Load, prog.update); err != nil {
 			return err
 		}
+		// Sets still open once everything drained can never complete (a
+		// result was dead-lettered): count them while the state is loaded.
+		e.openPairings = e.countOpenPairings()
 		return errDrained // stops the stages
 	})
 	err = p.Wait()

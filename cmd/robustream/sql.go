@@ -196,10 +196,7 @@ func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took
 	for _, n := range dlq["rs.dlq"] {
 		dead += n
 	}
-	pending := 0
-	if e.pairState != nil {
-		pending = e.pairState.Len()
-	}
+	pending := e.openPairings
 	fmt.Fprintf(w, "\neval finished in %s: %d new document version(s), %d unchanged\n", took.Round(time.Millisecond), emitted, unchanged)
 	fmt.Fprintf(w, "documents %s · chunks %s · triplets %s · questions %s · variants %s · results %s · outcomes %s · dead letters %d · open pairings %d\n\n",
 		c[0], c[1], c[2], c[3], c[4], c[5], c[6], dead, pending)
