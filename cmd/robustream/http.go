@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strconv"
 	"strings"
@@ -56,6 +57,11 @@ func (s *server) handler() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.e.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /api/scores", s.scores)
 	mux.HandleFunc("POST /api/sql", s.sql)
+	if s.token == "" {
+		// Profiles only where the API needs no token: on loopback.
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(indexHTML)
