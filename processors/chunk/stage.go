@@ -37,7 +37,7 @@ func NewStage(cfg Config) (*Stage, error) {
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
-	if _, err := encoder(); err != nil {
+	if _, err := vocabulary(); err != nil {
 		return nil, fmt.Errorf("chunk: %w", err)
 	}
 	return &Stage{cfg: cfg}, nil

@@ -34,19 +34,55 @@ var (
 // many, while under-matching would leave the answer in a context labelled
 // answer-absent.
 func RemoveAnswer(contexts, accepted []string) ([]string, error) {
+	return removeAnswer(contexts, judge.NewAnswers(accepted))
+}
+
+// removeAnswer is RemoveAnswer with the accepted answers normalized once for
+// all sentences rather than once per sentence, and each sentence normalized
+// once for both the removal and the final check.
+func removeAnswer(contexts []string, answers *judge.Answers) ([]string, error) {
 	var out []string
-	removed := false
+	removed, remains := false, false
+	var norms []string
 	for _, c := range contexts {
 		var b strings.Builder
+		// When every kept sentence but the last ends in whitespace (as
+		// sentenceSpans makes them), Normalize of the kept text is the
+		// kept sentences' normalized texts joined by single spaces:
+		// normalization never looks across whitespace. Otherwise the kept
+		// text is normalized again.
+		norms = norms[:0]
+		joinable, prev := true, ""
 		for _, s := range sentenceSpans(c) {
-			if judge.Covered(c[s[0]:s[1]], accepted) {
+			sentence := c[s[0]:s[1]]
+			if sentence == "" {
+				continue // adds nothing to the kept text, and holds no answer
+			}
+			n := judge.Normalize(sentence)
+			if answers.CoveredNormalized(n) {
 				removed = true
 				continue
 			}
-			b.WriteString(c[s[0]:s[1]])
+			if prev != "" && !endsInSpace(prev) {
+				joinable = false
+			}
+			prev = sentence
+			if n != "" {
+				norms = append(norms, n)
+			}
+			b.WriteString(sentence)
 		}
-		if kept := strings.TrimSpace(b.String()); kept != "" {
-			out = append(out, kept)
+		kept := strings.TrimSpace(b.String())
+		if kept == "" {
+			continue
+		}
+		out = append(out, kept)
+		switch {
+		case remains:
+		case joinable:
+			remains = answers.CoveredNormalized(strings.Join(norms, " "))
+		default:
+			remains = answers.Covered(kept)
 		}
 	}
 	if !removed {
@@ -55,12 +91,15 @@ func RemoveAnswer(contexts, accepted []string) ([]string, error) {
 	if len(out) == 0 {
 		return nil, ErrEmptyContext
 	}
-	for _, c := range out {
-		if judge.Covered(c, accepted) {
-			return nil, ErrAnswerRemains
-		}
+	if remains {
+		return nil, ErrAnswerRemains
 	}
 	return out, nil
+}
+
+func endsInSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsSpace(r)
 }
 
 // abbreviations end with a period that does not end a sentence. Lowercase,
@@ -153,10 +192,18 @@ func isSpaceAt(s string, i int) bool {
 // isAbbreviation reports whether the text before a period ends with an
 // abbreviation or a single-letter initial ("J. Smith").
 func isAbbreviation(before string) bool {
-	f := strings.Fields(before)
-	if len(f) == 0 {
+	// The last of strings.Fields(before), found from the end: before runs
+	// from the sentence start, and splitting all of it at every period made
+	// sentence splitting quadratic in the sentence length.
+	end := len(strings.TrimRightFunc(before, unicode.IsSpace))
+	if end == 0 {
 		return false
 	}
-	last := strings.ToLower(strings.TrimLeft(f[len(f)-1], `"'([`))
+	start := 0
+	if i := strings.LastIndexFunc(before[:end], unicode.IsSpace); i >= 0 {
+		_, n := utf8.DecodeRuneInString(before[i:])
+		start = i + n
+	}
+	last := strings.ToLower(strings.TrimLeft(before[start:end], `"'([`))
 	return abbreviations[last] || utf8.RuneCountInString(last) == 1 && unicode.IsLetter([]rune(last)[0])
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 
@@ -47,9 +48,16 @@ var (
 // id, kind) so that replaying a question yields the same variant (METHODS
 // "Query perturbations"). PCG's output sequence is fixed by math/rand/v2.
 func NewRand(questionID, kind string) *rand.Rand {
-	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s|%s", len(questionID), questionID, kind)
-	sum := h.Sum(nil)
+	// The seed hashes fmt.Sprintf("%d:%s|%s", len(questionID), questionID,
+	// kind), built by hand: fmt and a streaming hash cost more than the
+	// rest of a char perturbation.
+	var buf [128]byte
+	b := strconv.AppendInt(buf[:0], int64(len(questionID)), 10)
+	b = append(b, ':')
+	b = append(b, questionID...)
+	b = append(b, '|')
+	b = append(b, kind...)
+	sum := sha256.Sum256(b)
 	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
 }
 
@@ -73,6 +81,45 @@ func WordsToChange(words int) int { return max(words/10, 1) }
 // would give the answer away, and an error wrapping ErrUnavailable when the
 // kind's resources are missing.
 func (p *Perturber) Query(kind, questionID, query string, accepted []string) (string, error) {
+	return p.query(kind, questionID, newQueryWords(query, judge.NewAnswers(accepted), accepted))
+}
+
+// queryWords is the part of Query that does not depend on the kind: the
+// stage makes every kind of one question, and splitting the query, judging
+// each word against the answers and checking the original for the answer
+// once instead of per kind is most of Query's cost.
+type queryWords struct {
+	text    string
+	words   []word
+	skip    []bool // words[i] is a stopword or (part of) an accepted answer
+	answers *judge.Answers
+	leaks   int8 // 0 unknown, 1 text holds no answer, 2 it does (see hasAnswer)
+}
+
+func newQueryWords(query string, answers *judge.Answers, accepted []string) *queryWords {
+	q := &queryWords{text: query, words: splitWords(query), answers: answers}
+	q.skip = make([]bool, len(q.words))
+	answer := answerWords(accepted)
+	for i, w := range q.words {
+		q.skip[i] = isStopword(w.text) || isAnswerWord(w.text, answer)
+	}
+	return q
+}
+
+// hasAnswer reports whether the unperturbed query already holds an accepted
+// answer. It is computed on first use: only a variant that holds one asks.
+func (q *queryWords) hasAnswer() bool {
+	if q.leaks == 0 {
+		q.leaks = 1
+		if q.answers.TokenSeq(q.text) {
+			q.leaks = 2
+		}
+	}
+	return q.leaks == 2
+}
+
+// query is Query with the kind-independent work done.
+func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error) {
 	var change func(w string, rng *rand.Rand) (string, bool)
 	switch kind {
 	case KindChar:
@@ -91,11 +138,10 @@ func (p *Perturber) Query(kind, questionID, query string, accepted []string) (st
 		return "", fmt.Errorf("%w: %q", ErrUnknownKind, kind)
 	}
 
-	words := splitWords(query)
-	answer := answerWords(accepted)
+	words := q.words
 	var eligible []int
 	for i, w := range words {
-		if isStopword(w.text) || isAnswerWord(w.text, answer) {
+		if q.skip[i] {
 			continue
 		}
 		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
@@ -124,8 +170,8 @@ func (p *Perturber) Query(kind, questionID, query string, accepted []string) (st
 	if len(repl) == 0 {
 		return "", ErrNoCandidate
 	}
-	out := replaceWords(query, words, repl)
-	if judge.TokenSeq(out, accepted) && !judge.TokenSeq(query, accepted) {
+	out := replaceWords(q.text, words, repl)
+	if q.answers.TokenSeq(out) && !q.hasAnswer() {
 		return "", ErrAnswerLeak
 	}
 	return out, nil
@@ -213,7 +259,7 @@ func qwertyChange(w string, rng *rand.Rand) (string, bool) {
 // synonymChange replaces w by a random WordNet synonym in w's
 // capitalization.
 func (p *Perturber) synonymChange(w string, rng *rand.Rand) (string, bool) {
-	syns, err := p.WordNet.Synonyms(w)
+	syns, err := p.WordNet.synonyms(w) // read only: no copy needed
 	if err != nil || len(syns) == 0 {
 		return "", false
 	}

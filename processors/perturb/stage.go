@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/robustream/robustream/processors/judge"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -106,16 +107,18 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 // lineage.
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	accepted := q.Accepted()
+	answers := judge.NewAnswers(accepted) // shared by every kind
+	words := newQueryWords(q.Question, answers, accepted)
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
 	for _, kind := range QueryKinds {
-		pq, err := s.perturber.Query(kind, q.QuestionID, q.Question, accepted)
+		pq, err := s.perturber.query(kind, q.QuestionID, words)
 		if err != nil {
 			s.skip(kind, err)
 			continue
 		}
 		vs = append(vs, newVariant(q, schemas.AxisQuery, kind, pq, q.GTChunks, true))
 	}
-	if ctxs, err := RemoveAnswer(q.GTChunks, accepted); err != nil {
+	if ctxs, err := removeAnswer(q.GTChunks, answers); err != nil {
 		s.skip(KindAnswerRemoved, err)
 	} else {
 		vs = append(vs, newVariant(q, schemas.AxisDocument, KindAnswerRemoved, q.Question, ctxs, false))

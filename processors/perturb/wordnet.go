@@ -51,7 +51,17 @@ type WordNet struct {
 	index [len(wordnetPOS)]map[string][]int64  // lemma → synset offsets
 	exc   [len(wordnetPOS)]map[string][]string // inflected form → base forms
 	data  [len(wordnetPOS)][]byte              // data.* contents; offsets index into them
+
+	// cache memoizes synonyms by lowercase word. A lookup parses every
+	// synset line of every base form, and questions reuse a small
+	// vocabulary; the map is emptied when full, which bounds its memory.
+	mu    sync.Mutex
+	cache map[string][]string
 }
+
+// synonymCacheSize bounds WordNet.cache: a few thousand words cover the
+// vocabulary of a question stream, and each entry is a few short strings.
+const synonymCacheSize = 4096
 
 // NewWordNet returns a WordNet reading dir (DefaultWordNetDir when empty).
 // Nothing is read until the first lookup.
@@ -90,36 +100,51 @@ func (w *WordNet) load() error {
 // [ptr_symbol…] sense_cnt tagsense_cnt synset_offset…". The license header
 // lines start with a space and are skipped.
 func readIndex(path string) (map[string][]int64, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	m := make(map[string][]int64)
-	sc := bufio.NewScanner(f)
+	// One entry a line at most: sizing the map up front spares rehashing
+	// it a dozen times as it grows to ~100k lemmas.
+	m := make(map[string][]int64, bytes.Count(data, []byte{'\n'})+1)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// The index is loaded on the first question, inside the stage's time:
+	// fields are sliced out of the scanner's buffer rather than copied, and
+	// the offset lists share large blocks instead of one allocation a line.
+	var fs [][]byte
+	var block []int64
 	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == ' ' {
+		line := sc.Bytes()
+		if len(line) == 0 || line[0] == ' ' {
 			continue
 		}
-		fs := strings.Fields(line)
+		fs = fs[:0]
+		fields := fieldScanner{line: line}
+		for fl := fields.next(); fl != nil; fl = fields.next() {
+			fs = append(fs, fl)
+		}
 		if len(fs) < 4 {
-			return nil, fmt.Errorf("%s: malformed line %q", path, line)
+			return nil, fmt.Errorf("%s: malformed line %q", path, string(line))
 		}
-		n, err := strconv.Atoi(fs[2])
+		n, err := strconv.Atoi(string(fs[2]))
 		if err != nil || n < 0 || n > len(fs)-4 {
-			return nil, fmt.Errorf("%s: bad synset count in %q", path, line)
+			return nil, fmt.Errorf("%s: bad synset count in %q", path, string(line))
 		}
-		offs := make([]int64, 0, n)
+		if block == nil || cap(block)-len(block) < n {
+			block = make([]int64, 0, max(4096, n))
+		}
+		start := len(block)
 		for _, s := range fs[len(fs)-n:] {
-			o, err := strconv.ParseInt(s, 10, 64)
+			o, err := strconv.ParseInt(string(s), 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%s: bad offset in %q", path, line)
+				return nil, fmt.Errorf("%s: bad offset in %q", path, string(line))
 			}
-			offs = append(offs, o)
+			block = append(block, o)
 		}
-		m[fs[0]] = offs
+		// Capped at its length, so that appending to one list can never
+		// overwrite the next.
+		m[string(fs[0])] = block[start:len(block):len(block)]
 	}
 	return m, sc.Err()
 }
@@ -151,23 +176,73 @@ func (w *WordNet) lemmas(p int, offset int64) []string {
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	}
-	fs := strings.Fields(string(line))
-	if len(fs) < 4 {
+	// Only the first 4+2n fields are read, one at a time: the rest of the
+	// line (pointers, frames, the gloss) is most of it, and splitting it all
+	// with strings.Fields cost more than the rest of a synonym lookup.
+	var f fieldScanner
+	f.line = line
+	for range 3 {
+		if f.next() == nil {
+			return nil
+		}
+	}
+	cnt := f.next()
+	if cnt == nil {
 		return nil
 	}
-	n, err := strconv.ParseInt(fs[3], 16, 32)
-	if err != nil || 4+2*int(n) > len(fs) {
+	n, err := strconv.ParseInt(string(cnt), 16, 32)
+	if err != nil {
 		return nil
 	}
-	out := make([]string, 0, n)
-	for i := 0; i < int(n); i++ {
-		l := fs[4+2*i]
-		if j := strings.IndexByte(l, '('); j > 0 && strings.HasSuffix(l, ")") {
+	// w_cnt is two hex digits in WordNet; a corrupt larger one must not
+	// reserve memory for lemmas the line does not have.
+	out := make([]string, 0, min(n, 64))
+	for range n {
+		l, id := f.next(), f.next() // word, lex_id
+		if id == nil {
+			return nil // fewer fields than w_cnt announces
+		}
+		if j := bytes.IndexByte(l, '('); j > 0 && bytes.HasSuffix(l, []byte(")")) {
 			l = l[:j]
 		}
-		out = append(out, l)
+		out = append(out, string(l))
 	}
 	return out
+}
+
+// fieldScanner yields the fields of line one by one, split exactly as
+// strings.Fields splits string(line): at runs of unicode.IsSpace, an
+// invalid byte counting as a non-space rune.
+type fieldScanner struct {
+	line []byte
+	pos  int
+}
+
+// next returns the next field, or nil after the last.
+func (f *fieldScanner) next() []byte {
+	start := -1
+	for f.pos < len(f.line) {
+		r, n := rune(f.line[f.pos]), 1
+		var space bool
+		if r < utf8.RuneSelf {
+			space = r == ' ' || '\t' <= r && r <= '\r' // unicode.IsSpace for ASCII
+		} else {
+			r, n = utf8.DecodeRune(f.line[f.pos:])
+			space = unicode.IsSpace(r)
+		}
+		if space {
+			if start >= 0 {
+				return f.line[start:f.pos]
+			}
+		} else if start < 0 {
+			start = f.pos
+		}
+		f.pos += n
+	}
+	if start >= 0 {
+		return f.line[start:]
+	}
+	return nil
 }
 
 // baseForms returns the dictionary forms of word (lowercase) for part of
@@ -204,10 +279,35 @@ func (w *WordNet) baseForms(p int, word string) []string {
 // result is lowercase as WordNet stores it, except for proper names; see
 // matchCase for writing it back.
 func (w *WordNet) Synonyms(word string) ([]string, error) {
+	syns, err := w.synonyms(word)
+	return slices.Clone(syns), err // the caller may modify its copy
+}
+
+// synonyms is Synonyms without the copy: the result is shared with the
+// cache and must not be modified.
+func (w *WordNet) synonyms(word string) ([]string, error) {
 	if err := w.Available(); err != nil {
 		return nil, err
 	}
 	lw := strings.ToLower(word)
+	w.mu.Lock()
+	syns, ok := w.cache[lw]
+	w.mu.Unlock()
+	if ok {
+		return syns, nil
+	}
+	syns = w.lookup(lw)
+	w.mu.Lock()
+	if w.cache == nil || len(w.cache) >= synonymCacheSize {
+		w.cache = make(map[string][]string)
+	}
+	w.cache[lw] = syns
+	w.mu.Unlock()
+	return syns, nil
+}
+
+// lookup computes the synonyms of the lowercase word lw.
+func (w *WordNet) lookup(lw string) []string {
 	exclude := map[string]bool{lw: true}
 	seen := map[string]bool{}
 	var out []string
@@ -236,7 +336,7 @@ func (w *WordNet) Synonyms(word string) ([]string, error) {
 		}
 	}
 	sort.Strings(kept)
-	return kept, nil
+	return kept
 }
 
 // isOneWord reports whether l is exactly one word under splitWords, so that
