@@ -205,6 +205,10 @@ func TestStateSurvivesRestart(t *testing.T) {
 		r.Close()
 	}
 	run()
+	// Changes to one key within a batch are written once.
+	if n := len(readAll(t, k, ChangelogTopic("count"))); n >= 150 {
+		t.Errorf("changelog holds %d records for 150 changes to 10 keys: not coalesced", n)
+	}
 	// Restart the broker too: state must come back from its data dir.
 	b.Close()
 	b, err := StartBroker(dir, b.Addr(), 4)

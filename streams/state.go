@@ -51,6 +51,10 @@ type State struct {
 	data    map[string][]byte
 	owner   map[string]int // key → partition, to drop a revoked partition's keys
 	pending map[int][]Record
+	// pendingAt indexes pending records by key, so that a key changed
+	// several times in one batch is written once, with its last value (what
+	// compaction would keep anyway).
+	pendingAt map[int]map[string]int
 }
 
 // NewState returns the state of a stage; the runner restores it.
@@ -61,6 +65,8 @@ func NewState(k *Kafka, stage string) *State {
 		data:    map[string][]byte{},
 		owner:   map[string]int{},
 		pending: map[int][]Record{},
+
+		pendingAt: map[int]map[string]int{},
 	}
 }
 
@@ -118,6 +124,14 @@ func (s *State) change(ctx context.Context, key string, value []byte) error {
 		s.data[key] = value
 		s.owner[key] = p
 	}
+	if i, ok := s.pendingAt[p][key]; ok {
+		s.pending[p][i].Value = value
+		return nil
+	}
+	if s.pendingAt[p] == nil {
+		s.pendingAt[p] = map[string]int{}
+	}
+	s.pendingAt[p][key] = len(s.pending[p])
 	s.pending[p] = append(s.pending[p], Record{
 		Topic:   s.topic,
 		Key:     []byte(key),
@@ -133,6 +147,7 @@ func (s *State) drain(p int) []Record {
 	defer s.mu.Unlock()
 	recs := s.pending[p]
 	delete(s.pending, p)
+	delete(s.pendingAt, p)
 	return recs
 }
 
@@ -147,6 +162,7 @@ func (s *State) drop(p int) {
 		}
 	}
 	delete(s.pending, p)
+	delete(s.pendingAt, p)
 }
 
 // restore replays changelog partition p into memory.
