@@ -40,9 +40,10 @@ type Stage struct {
 	warned  map[string]bool
 }
 
-// NewStage returns the perturb stage. The WordNet dictionary is loaded on
-// the first question, not here, so a missing dictionary never stops the
-// engine: the wordnet kind is then skipped and counted.
+// NewStage returns the perturb stage. The WordNet dictionary starts loading
+// in the background here (about 0.1 s), so that the first question rarely
+// waits for it; a missing dictionary never stops the engine: the wordnet
+// kind is then skipped and counted.
 func NewStage(cfg Config) *Stage {
 	if cfg.WordNet == nil {
 		cfg.WordNet = NewWordNet(cfg.WordNetDir)
@@ -59,6 +60,7 @@ func NewStage(cfg Config) *Stage {
 	for _, k := range append(append([]string(nil), QueryKinds...), KindAnswerRemoved) {
 		s.skipped[k] = new(atomic.Int64)
 	}
+	go cfg.WordNet.Available() // the error is reported on first use
 	return s
 }
 

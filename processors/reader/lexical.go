@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,6 +34,9 @@ type LexicalOptions struct {
 type Lexical struct {
 	id        string
 	threshold float64
+
+	mu    sync.Mutex
+	cache map[string][][]token // context → tokenized sentences
 }
 
 // NewLexical returns a lexical reader with the given id, applying defaults
@@ -81,8 +85,7 @@ func (l *Lexical) answer(query string, contexts []string) string {
 	var best []token
 	bestScore := -1.0
 	for _, c := range contexts {
-		for _, s := range sentences(c) {
-			toks := tokenize(s)
+		for _, toks := range l.tokenized(c) {
 			if sc := q.score(toks); sc > bestScore {
 				best, bestScore = toks, sc
 			}
@@ -95,6 +98,36 @@ func (l *Lexical) answer(query string, contexts []string) string {
 		return span
 	}
 	return judge.RefusalText
+}
+
+// maxCachedContexts bounds the tokenized-context cache. The fan-out asks
+// every model every variant of a question, so the same context comes back
+// several times in a row; a small cache catches that.
+const maxCachedContexts = 2048
+
+// tokenized returns the tokenized sentences of a context, cached. The
+// slices are shared and must not be modified.
+func (l *Lexical) tokenized(c string) [][]token {
+	l.mu.Lock()
+	if toks, ok := l.cache[c]; ok {
+		l.mu.Unlock()
+		return toks
+	}
+	l.mu.Unlock()
+	var toks [][]token
+	for _, s := range sentences(c) {
+		toks = append(toks, tokenize(s))
+	}
+	l.mu.Lock()
+	if len(l.cache) >= maxCachedContexts {
+		clear(l.cache) // crude but bounded; a miss costs one tokenization
+	}
+	if l.cache == nil {
+		l.cache = map[string][][]token{}
+	}
+	l.cache[c] = toks
+	l.mu.Unlock()
+	return toks
 }
 
 // token is a word of a sentence with its surface text, its matching key and
