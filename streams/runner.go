@@ -25,7 +25,7 @@ type Stage struct {
 	// State, when set, is restored for every assigned partition before that
 	// partition is consumed, and its changes are written with each batch.
 	State *State
-	// BatchSize bounds the messages handled per commit (default 500).
+	// BatchSize bounds the messages handled per commit (default 2000).
 	BatchSize int
 	// Linger is how long to wait for more messages once one has arrived
 	// (default 5ms).
@@ -47,6 +47,10 @@ type Runner struct {
 	// its partitions.
 	SessionTimeout time.Duration
 }
+
+// MaxFetchBytes bounds one fetch of a partition reader. It must be at least
+// MaxBatchBytes, or a record batch that large could never be read.
+const MaxFetchBytes = MaxBatchBytes
 
 // GroupPrefix prefixes every consumer group robustream creates.
 const GroupPrefix = "robustream."
@@ -73,7 +77,7 @@ func (s *Stage) validate() error {
 		return fmt.Errorf("stage %s: set exactly one of Processor and Sink", s.Name)
 	}
 	if s.BatchSize <= 0 {
-		s.BatchSize = 500
+		s.BatchSize = 2000
 	}
 	if s.Linger <= 0 {
 		s.Linger = 5 * time.Millisecond
@@ -177,8 +181,11 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 	}
 	rd := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: partition,
-		MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond,
-		QueueCapacity: st.BatchSize,
+		// Bounded buffers: one fetch of at most MaxFetchBytes and a queue
+		// of at most 500 messages per partition reader, whatever the batch
+		// size (a process runs one reader per stage and partition).
+		MinBytes: 1, MaxBytes: MaxFetchBytes, MaxWait: 250 * time.Millisecond,
+		QueueCapacity: min(st.BatchSize, 500),
 	})
 	defer rd.Close()
 	if err := rd.SetOffset(offset); err != nil {

@@ -66,7 +66,8 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "robustream bench: %d demo periods, embedded broker, %d partitions\n\n", *periods, e.kafka.Partitions())
+	fmt.Fprintf(stdout, "robustream bench: %d demo periods, embedded broker, %d partitions\n", *periods, e.kafka.Partitions())
+	fmt.Fprintf(stdout, "each stage's input is repeated up to %d events (caches see the repeats; --min-events 1 --periods 40 measures unrepeated input)\n\n", *minEvents)
 	fmt.Fprintf(stdout, "%-10s %9s %14s %14s %7s\n", "stage", "events", "stage ev/s", "raw kafka ev/s", "ratio")
 	specs := selectStages(nil)
 	for i, spec := range specs {

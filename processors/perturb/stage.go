@@ -46,7 +46,7 @@ type Stage struct {
 // kind is then skipped and counted.
 func NewStage(cfg Config) *Stage {
 	if cfg.WordNet == nil {
-		cfg.WordNet = NewWordNet(cfg.WordNetDir)
+		cfg.WordNet = sharedWordNet(cfg.WordNetDir)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -62,6 +62,25 @@ func NewStage(cfg Config) *Stage {
 	}
 	go cfg.WordNet.Available() // the error is reported on first use
 	return s
+}
+
+var (
+	wordnetsMu sync.Mutex
+	wordnets   = map[string]*WordNet{}
+)
+
+// sharedWordNet returns one WordNet per directory for the whole process: the
+// dictionary is immutable and takes ~0.1 s and tens of MB to load, so stages
+// built again (a restart of the stage, a benchmark) must not reload it.
+func sharedWordNet(dir string) *WordNet {
+	wordnetsMu.Lock()
+	defer wordnetsMu.Unlock()
+	if w, ok := wordnets[dir]; ok {
+		return w
+	}
+	w := NewWordNet(dir)
+	wordnets[dir] = w
+	return w
 }
 
 // Name implements streams.Processor.
