@@ -52,7 +52,7 @@ type DemoConfig struct {
 // LogConfig selects the log output.
 type LogConfig struct {
 	Level  string `yaml:"level" help:"debug, info, warn or error"`
-	Format string `yaml:"format" help:"text or json"`
+	Format string `yaml:"format" help:"text or json; default: text embedded, json with --kafka-brokers (cluster mode)"`
 }
 
 func defaultConfig() Config {
@@ -62,7 +62,7 @@ func defaultConfig() Config {
 		Source:  "demo",
 		Kafka:   streams.KafkaConfig{Partitions: 4},
 		Demo:    DemoConfig{Seed: 1, Periods: 0, Interval: 20 * time.Second},
-		Log:     LogConfig{Level: "info", Format: "text"},
+		Log:     LogConfig{Level: "info"},
 	}
 }
 
@@ -99,7 +99,7 @@ func (c *Config) Validate() []error {
 		errs = append(errs, fmt.Errorf("log.level: %q is not debug, info, warn or error", c.Log.Level))
 	}
 	switch c.Log.Format {
-	case "text", "json":
+	case "", "text", "json":
 	default:
 		errs = append(errs, fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
@@ -263,6 +263,13 @@ func (l *loader) load() (*Config, []error) {
 					errs = append(errs, fmt.Errorf("--%s: %w", n, err))
 				}
 			}
+		}
+	}
+	if l.cfg.Log.Format == "" {
+		// Logs: text for a person at a terminal, JSON in cluster mode.
+		l.cfg.Log.Format = "text"
+		if len(l.cfg.Kafka.Brokers) > 0 {
+			l.cfg.Log.Format = "json"
 		}
 	}
 	errs = append(errs, l.cfg.Validate()...)

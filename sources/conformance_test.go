@@ -1,0 +1,156 @@
+package sources_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources/demo"
+	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/streams"
+)
+
+// sourceCase builds a finite and an unbounded instance of a source.
+type sourceCase struct {
+	name      string
+	finite    func(t *testing.T) streams.Source
+	unbounded func(t *testing.T) streams.Source
+}
+
+// TestSourceConformance is the contract every source must meet (STYLE:
+// one conformance suite for all sources): every record is a valid
+// DocumentVersion on rs.documents keyed by its doc_id, with the SHA-256 of
+// its text as content hash, a deterministic id and a non-empty text; a
+// finite run returns nil; an unbounded run returns nil soon after its
+// context is cancelled; an error from emit is returned, not swallowed.
+func TestSourceConformance(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	folder := t.TempDir()
+	for name, text := range map[string]string{
+		"a.md":   "# Alpha\n\nAcme Corp's revenue in 2025 was $4.2 billion.\n",
+		"b.html": "<html><head><title>Beta</title></head><body><p>Globex hired 450 engineers.</p></body></html>",
+		"c.txt":  "Initech appointed Peter Gibbons as chief operating officer.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(folder, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []sourceCase{
+		{
+			name: "demo",
+			finite: func(t *testing.T) streams.Source {
+				s, err := demo.New(demo.Config{Seed: 3, Periods: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			unbounded: func(t *testing.T) streams.Source {
+				s, err := demo.New(demo.Config{Seed: 3, Interval: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+		},
+		{
+			name: "dir",
+			finite: func(t *testing.T) streams.Source {
+				s, err := dir.New(dir.Config{Path: folder}, quiet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			unbounded: func(t *testing.T) streams.Source {
+				s, err := dir.New(dir.Config{Path: folder, Watch: true, PollInterval: 50 * time.Millisecond}, quiet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Run("records", func(t *testing.T) {
+				var recs []streams.Record
+				err := c.finite(t).Run(context.Background(), func(_ context.Context, rs ...streams.Record) error {
+					recs = append(recs, rs...)
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("finite run: %v", err)
+				}
+				if len(recs) == 0 {
+					t.Fatal("no records")
+				}
+				ids := map[string]bool{}
+				for i, r := range recs {
+					var d schemas.DocumentVersion
+					if err := schemas.Decode(r.Value, &d); err != nil {
+						t.Fatalf("record %d: %v", i, err)
+					}
+					sum := sha256.Sum256([]byte(d.Text))
+					switch {
+					case r.Topic != streams.TopicDocuments:
+						t.Errorf("record %d on topic %q", i, r.Topic)
+					case string(r.Key) != d.DocID || d.DocID == "":
+						t.Errorf("record %d keyed %q, doc_id %q", i, r.Key, d.DocID)
+					case d.ContentHash != hex.EncodeToString(sum[:]):
+						t.Errorf("record %d: content hash is not the SHA-256 of its text", i)
+					case d.Text == "" || d.ID == "" || d.Source != c.name:
+						t.Errorf("record %d: empty text or id, or source %q", i, d.Source)
+					}
+					if ids[d.ID] {
+						t.Errorf("record %d: id %s repeated", i, d.ID)
+					}
+					ids[d.ID] = true
+				}
+			})
+			t.Run("emit error is returned", func(t *testing.T) {
+				boom := errors.New("broker down")
+				err := c.finite(t).Run(context.Background(), func(context.Context, ...streams.Record) error { return boom })
+				if !errors.Is(err, boom) {
+					t.Fatalf("Run returned %v, want the emit error", err)
+				}
+			})
+			t.Run("cancel stops an unbounded run", func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				first := make(chan struct{}, 1)
+				go func() {
+					done <- c.unbounded(t).Run(ctx, func(context.Context, ...streams.Record) error {
+						select {
+						case first <- struct{}{}:
+						default:
+						}
+						return nil
+					})
+				}()
+				select {
+				case <-first:
+				case <-time.After(10 * time.Second):
+					t.Fatal("no records from the unbounded source")
+				}
+				cancel()
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("cancelled run returned %v, want nil", err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("unbounded source ignored cancellation")
+				}
+			})
+		})
+	}
+}
