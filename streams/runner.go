@@ -48,6 +48,25 @@ type Runner struct {
 	SessionTimeout time.Duration
 }
 
+// ShutdownGrace is how long a batch in flight may take to finish and commit
+// after shutdown began; past it, the batch is abandoned uncommitted and
+// redone after the restart.
+const ShutdownGrace = 10 * time.Second
+
+// graceful returns a context that ends grace after parent does (or when the
+// returned cancel is called), so that work under way can finish cleanly.
+func graceful(parent context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	stop := context.AfterFunc(parent, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(ctx, func() { t.Stop() })
+	})
+	return ctx, func() {
+		stop()
+		cancel()
+	}
+}
+
 // MaxFetchBytes bounds one fetch of a partition reader. It must be at least
 // MaxBatchBytes, or a record batch that large could never be read.
 const MaxFetchBytes = MaxBatchBytes
@@ -209,7 +228,10 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 		}
 		cancel()
 		start := time.Now()
-		if err := r.handle(ctx, st, partition, batch); err != nil {
+		bctx, cancel := graceful(ctx, ShutdownGrace)
+		err = r.handle(bctx, st, partition, batch)
+		cancel()
+		if err != nil {
 			return offset, err
 		}
 		last := batch[len(batch)-1]

@@ -319,3 +319,44 @@ func TestTrimDeletesOnlyWhatEveryConsumerCommitted(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownFinishesBatchInFlight: a batch being processed when shutdown
+// begins is finished and committed within the grace period, not abandoned.
+func TestShutdownFinishesBatchInFlight(t *testing.T) {
+	b, k := newTestKafka(t, "")
+	defer b.Close()
+	produceN(t, k, "slow", 20, func(i int) string { return "v" + strconv.Itoa(i) })
+	started := make(chan struct{})
+	var once sync.Once
+	if err := k.EnsureTopics(context.Background(), "slow.out"); err != nil {
+		t.Fatal(err)
+	}
+	slow := funcProcessor{name: "slow", fn: func(_ context.Context, m Message) ([]Record, error) {
+		once.Do(func() { close(started) })
+		time.Sleep(50 * time.Millisecond) // ignores ctx on purpose: work under way
+		return []Record{{Topic: "slow.out", Key: m.Key, Value: m.Value}}, nil
+	}}
+	r := NewRunner(k, quietLog(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, Stage{Name: "slow", Inputs: []string{"slow"}, Processor: slow}) }()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("processing never started")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lags, err := r.Lags(context.Background(), map[string][]string{"slow": {"slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := lags["slow"]; l.Remaining != 0 {
+		t.Fatalf("%d of %d messages left uncommitted after a graceful shutdown", l.Remaining, l.Ends)
+	}
+	if n := len(readAll(t, k, "slow.out")); n != 20 {
+		t.Fatalf("%d outputs written, want 20", n)
+	}
+}
