@@ -2,8 +2,8 @@ package pair
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/segmentio/encoding/json"
 	"hash/fnv"
 	"sync"
 

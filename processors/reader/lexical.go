@@ -257,13 +257,22 @@ func match(qstem, sstem string) float64 {
 	if qstem == sstem {
 		return 1
 	}
-	a, b := []rune(qstem), []rune(sstem)
-	n := min(len(a), len(b))
-	p := 0
-	for p < n && a[p] == b[p] {
-		p++
+	// Common prefix in runes, without converting either string (this runs
+	// for every question word × sentence word).
+	p, i, j := 0, 0, 0
+	for i < len(qstem) && j < len(sstem) {
+		a, wa := utf8.DecodeRuneInString(qstem[i:])
+		b, wb := utf8.DecodeRuneInString(sstem[j:])
+		if a != b {
+			break
+		}
+		p, i, j = p+1, i+wa, j+wb
 	}
-	if p >= 4 && 4*p >= 3*n {
+	if p < 4 {
+		return 0
+	}
+	n := min(utf8.RuneCountInString(qstem), utf8.RuneCountInString(sstem))
+	if 4*p >= 3*n {
 		return 0.5
 	}
 	return 0
