@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/robustream/robustream/processors/pair"
+	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
@@ -36,7 +37,26 @@ type engine struct {
 	metrics   *streams.Metrics
 	pairState *streams.State
 	// openPairings is measured when eval --once has drained.
-	openPairings int
+	openPairings   int
+	skippedExposed bool
+}
+
+// exposeSkipped publishes, per perturbation kind, how many variants could not
+// be made (no eligible word, no WordNet, the answer would leak): coverage
+// gaps show on /metrics instead of silently thinning the metrics.
+func (e *engine) exposeSkipped(st *perturb.Stage) {
+	if e.skippedExposed {
+		return // a stage built again (bench) keeps the first one's series
+	}
+	e.skippedExposed = true
+	kinds := st.Skipped()
+	for kind := range kinds {
+		e.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "robustream_perturbations_skipped_total",
+			Help:        "Variants of a perturbation kind that could not be made.",
+			ConstLabels: prometheus.Labels{"kind": kind},
+		}, func() float64 { return float64(st.Skipped()[kind]) }))
+	}
 }
 
 // countOpenPairings counts (model, question) sets still waiting for results.

@@ -63,7 +63,9 @@ func registry() []stageSpec {
 			return question.NewStage(question.Config{})
 		}),
 		processorStage(perturb.StageName, streams.TopicQuestions, func(e *engine) (streams.Processor, error) {
-			return perturb.NewStage(perturb.Config{Logger: e.log}), nil
+			st := perturb.NewStage(perturb.Config{Logger: e.log})
+			e.exposeSkipped(st)
+			return st, nil
 		}),
 		processorStage(fanout.StageName, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
 			return fanout.NewStage(fanout.Config{Models: e.models.ids()})

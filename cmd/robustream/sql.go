@@ -144,7 +144,7 @@ func writeReport(ctx context.Context, query queryFunc, w io.Writer) error {
 	}
 	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
 	fmt.Fprintf(w, "RARE robustness (mean judge f; 1 = robust)\n")
-	fmt.Fprintf(w, "%-26s %8s %8s %8s %8s %9s\n", "model", "outcomes", "overall", "query", "document", "retrieval")
+	fmt.Fprintf(w, "%-36s %8s %8s %8s %8s %9s\n", "model", "outcomes", "overall", "query", "document", "retrieval")
 	if len(rows) == 1 && rows[0] == "" {
 		fmt.Fprintln(w, "(no outcomes yet)")
 		return nil
@@ -158,7 +158,7 @@ func writeReport(ctx context.Context, query queryFunc, w io.Writer) error {
 		if strings.HasPrefix(label, "builtin:") {
 			label += " (baseline)"
 		}
-		fmt.Fprintf(w, "%-26s %8s %8s %8s %8s %9s\n", label, c[1], score(c[2]), score(c[3]), score(c[4]), score(c[5]))
+		fmt.Fprintf(w, "%-36s %8s %8s %8s %8s %9s\n", label, c[1], score(c[2]), score(c[3]), score(c[4]), score(c[5]))
 	}
 	return nil
 }
