@@ -31,10 +31,15 @@ port_free() {
 	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# Ports are drawn below the kernel's ephemeral range: a port there may be held
+# by some outgoing connection, which a connect probe cannot see but which
+# makes the server's bind fail.
 free_port() {
-	local p
+	local p low
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$low" -gt 12000 ] || low=32768
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (low - 10000)))
 		if port_free "$p"; then
 			echo "$p"
 			return
@@ -59,6 +64,16 @@ start() {
 		return
 	fi
 	[ -x "$server" ] || die "$server not found (apt-get install clickhouse-server)"
+	# A port taken between our probe and the server's bind fails the start:
+	# try again on other ports.
+	for attempt in 1 2 3; do
+		start_once && return
+		echo "clickhouse-test-server: start attempt $attempt failed" >&2
+	done
+	die "server did not start after 3 attempts"
+}
+
+start_once() {
 	rm -rf "$state"
 	mkdir -p "$state"
 	local dir tcp http inter
@@ -89,7 +104,8 @@ start() {
 	done
 	tail -n 20 "$dir/err" "$dir/stdout" >&2 2>/dev/null || true
 	stop
-	die "server did not answer on 127.0.0.1:$http"
+	echo "clickhouse-test-server: server did not answer on 127.0.0.1:$http" >&2
+	return 1
 }
 
 stop() {
