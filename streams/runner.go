@@ -288,6 +288,9 @@ func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Rec
 	one := func(m *Message) processed {
 		recs, attempts, err := processWithRetry(ctx, st.Processor, *m, st.Retry, r.metrics)
 		if err == nil {
+			err = checkSizes(recs)
+		}
+		if err == nil {
 			return processed{recs: recs}
 		}
 		if ctx.Err() != nil {
@@ -367,6 +370,27 @@ func (r *Runner) sinkWrite(ctx context.Context, st *Stage, batch []Message) ([]R
 			return nil, err
 		}
 	}
+}
+
+// ErrTooLarge marks a record that cannot be written: larger than one
+// produce batch may be. Retrying cannot help, and writing it would fail the
+// whole batch again and again, so its input is dead-lettered instead.
+var ErrTooLarge = errors.New("record too large for Kafka")
+
+// maxRecordBytes leaves room for the batch and record headers.
+const maxRecordBytes = MaxBatchBytes - 64<<10
+
+func checkSizes(recs []Record) error {
+	for _, r := range recs {
+		n := len(r.Key) + len(r.Value)
+		for _, h := range r.Headers {
+			n += len(h.Key) + len(h.Value)
+		}
+		if n > maxRecordBytes {
+			return Permanent(fmt.Errorf("%w: a %d-byte record for %s exceeds %d bytes", ErrTooLarge, n, r.Topic, maxRecordBytes))
+		}
+	}
+	return nil
 }
 
 // RunAll runs stages concurrently until ctx ends or one fails.

@@ -360,3 +360,35 @@ func TestShutdownFinishesBatchInFlight(t *testing.T) {
 		t.Fatalf("%d outputs written, want 20", n)
 	}
 }
+
+// TestOversizedOutputIsDeadLettered: an output no produce batch can carry
+// dead-letters its input instead of failing the batch forever.
+func TestOversizedOutputIsDeadLettered(t *testing.T) {
+	b, k := newTestKafka(t, "")
+	defer b.Close()
+	produceN(t, k, "grow", 10, func(i int) string { return "v" + strconv.Itoa(i) })
+	if err := k.EnsureTopics(context.Background(), "grown"); err != nil {
+		t.Fatal(err)
+	}
+	grow := funcProcessor{name: "grow", fn: func(_ context.Context, m Message) ([]Record, error) {
+		v := m.Value
+		if string(v) == "v3" {
+			v = bytes.Repeat([]byte("x"), MaxBatchBytes)
+		}
+		return []Record{{Topic: "grown", Key: m.Key, Value: v}}, nil
+	}}
+	r := NewRunner(k, quietLog(), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx, Stage{Name: "grow", Inputs: []string{"grow"}, Processor: grow}) }()
+	drain(t, r, map[string][]string{"grow": {"grow"}})
+	cancel()
+	<-done
+	if n := len(readAll(t, k, "grown")); n != 9 {
+		t.Fatalf("%d outputs, want 9", n)
+	}
+	dead := readAll(t, k, TopicDLQ)
+	if len(dead) != 1 || string(dead[0].Value) != "v3" {
+		t.Fatalf("dead letters: %d, want the one input whose output was too large", len(dead))
+	}
+}

@@ -30,6 +30,9 @@ func (r *Runner) RunSource(ctx context.Context, src Source, opt SourceOptions) e
 				}
 			}
 		}
+		if err := checkSizes(recs); err != nil {
+			return err // the source decides: skip the document or stop
+		}
 		if err := Produce(ctx, r.w, recs...); err != nil {
 			return err
 		}
