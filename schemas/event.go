@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/segmentio/encoding/json"
 	"time"
+
+	"github.com/segmentio/encoding/json"
 )
 
 // Version is the schema version this build writes and accepts.

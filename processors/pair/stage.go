@@ -3,9 +3,10 @@ package pair
 import (
 	"context"
 	"fmt"
-	"github.com/segmentio/encoding/json"
 	"hash/fnv"
 	"sync"
+
+	"github.com/segmentio/encoding/json"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"

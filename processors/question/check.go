@@ -4,29 +4,13 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/robustream/robustream/processors/judge"
 )
 
-// Normalize prepares text for answer matching (METHODS "Answer matching"):
-// lower-case, drop ASCII punctuation, drop the articles a/an/the as whole
-// words, collapse whitespace. Words are delimited by hand on Unicode
-// whitespace, because Go's \b only knows ASCII.
-func Normalize(s string) string {
-	s = strings.ToLower(s)
-	s = strings.Map(func(r rune) rune {
-		if r < 128 && (unicode.IsPunct(r) || unicode.IsSymbol(r)) {
-			return -1
-		}
-		return r
-	}, s)
-	ws := strings.Fields(s)
-	out := ws[:0]
-	for _, w := range ws {
-		if w != "a" && w != "an" && w != "the" {
-			out = append(out, w)
-		}
-	}
-	return strings.Join(out, " ")
-}
+// Normalize is the answer-matching normalization of METHODS, shared with
+// the judge so that a question is checked exactly as its answers are judged.
+func Normalize(s string) string { return judge.Normalize(s) }
 
 // AnswerInText is the "answer occurs in the ground-truth chunk" check of
 // ARCHITECTURE §5: the normalized answer is a substring of the normalized
@@ -41,24 +25,7 @@ func AnswerInText(answer, text string) bool {
 // plain substring test would reject "How many … in Q1 2012?" for the answer
 // "12" (METHODS: the covered match's known weakness).
 func ContainsAnswer(question, answer string) bool {
-	a := strings.Fields(Normalize(answer))
-	q := strings.Fields(Normalize(question))
-	if len(a) == 0 {
-		return false
-	}
-	for i := 0; i+len(a) <= len(q); i++ {
-		match := true
-		for j := range a {
-			if q[i+j] != a[j] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
+	return judge.ContainsRun(strings.Fields(Normalize(question)), strings.Fields(Normalize(answer)))
 }
 
 // SimLexicalCosine names the similarity Difficulty uses, recorded in

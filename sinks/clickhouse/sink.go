@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/sourcegraph/conc/iter"
 	"io"
 	"log/slog"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
+	"github.com/sourcegraph/conc/iter"
 )
 
 // topicTables maps each topic a ClickHouse sink consumes to its raw table.
