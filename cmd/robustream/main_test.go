@@ -53,11 +53,11 @@ func robustream(t *testing.T, args ...string) string {
 
 // startRobustream starts the binary in the background; the returned process
 // is killed at the end of the test.
-func startRobustream(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startRobustream(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func startRobustream(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 			cmd.Wait()
 		}
 	})
-	return cmd, &out.Buffer
+	return cmd, out
 }
 
 // sqlCount runs a count query through `robustream sql`.
@@ -131,7 +131,7 @@ func writeCorpus(t *testing.T) string {
 	return dir
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's concurrent writes.
+// syncBuffer is a bytes.Buffer that a process writes while the test reads.
 type syncBuffer struct {
 	mu sync.Mutex
 	bytes.Buffer
@@ -141,4 +141,11 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.Buffer.Write(p)
+}
+
+// String returns what was written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.Buffer.String()
 }

@@ -250,11 +250,7 @@ func (p *background) exited() bool {
 	}
 }
 
-func (p *background) output() string {
-	p.out.mu.Lock()
-	defer p.out.mu.Unlock()
-	return p.out.String()
-}
+func (p *background) output() string { return p.out.String() }
 
 // waitListening waits until addr accepts connections, failing at once with
 // the process output if the process exits first.
