@@ -43,7 +43,7 @@ func StartBroker(dir, listen string, partitions int) (*Broker, error) {
 		port = l.Addr().(*net.TCPAddr).Port
 		l.Close()
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("broker: %w", err)
 	}
 	c, err := kfake.NewCluster(

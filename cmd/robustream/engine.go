@@ -86,7 +86,27 @@ func newLogger(c LogConfig) *slog.Logger {
 // startEngine brings up Kafka (the embedded broker unless brokers are
 // configured) and ClickHouse (migrated), and loads the models.
 func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHouse bool) (*engine, error) {
+	// Locks first: a process refused here has touched no file of the data
+	// dir (see datadir.go).
+	var parts []string
+	if len(cfg.Kafka.Brokers) == 0 {
+		parts = append(parts, lockKafka)
+	}
+	if withClickHouse && cfg.ClickHouse.URL == "" {
+		parts = append(parts, lockClickHouse)
+	}
+	if len(parts) > 0 {
+		if err := lockDataDir(cfg.DataDir, parts...); err != nil {
+			return nil, err
+		}
+	}
 	e := &engine{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
+	ok := false
+	defer func() {
+		if !ok {
+			e.close() // releases the locks too
+		}
+	}()
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	e.metrics = streams.NewMetrics(e.reg)
 	var err error
@@ -102,28 +122,23 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 		log.Info("embedded Kafka broker started", "addr", e.broker.Addr(), "dir", filepath.Join(cfg.DataDir, "kafka"))
 	}
 	if e.kafka, err = streams.NewKafka(kcfg); err != nil {
-		e.close()
 		return nil, err
 	}
 	e.runner = streams.NewRunner(e.kafka, log, e.metrics)
 	if err := e.kafka.EnsureTopics(ctx, allTopics()...); err != nil {
-		e.close()
 		return nil, err
 	}
 	if withClickHouse {
 		if e.ch, err = openClickHouse(ctx, cfg); err != nil {
-			e.close()
 			return nil, err
 		}
 		if err := clickhouse.Migrate(ctx, e.ch, log); err != nil {
-			e.close()
 			return nil, err
 		}
 		if e.ch.Kind() == "chdb" {
 			// One writer is guaranteed by chDB's directory lock: repair
 			// rollups a crash left behind before any sink writes.
 			if _, err := clickhouse.ReconcileRollups(ctx, e.ch, log); err != nil {
-				e.close()
 				return nil, err
 			}
 		}
@@ -131,6 +146,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
 		}
 	}
+	ok = true
 	return e, nil
 }
 
@@ -141,8 +157,10 @@ func allTopics() []string {
 }
 
 func openClickHouse(ctx context.Context, cfg *Config) (clickhouse.Engine, error) {
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, err
+	if cfg.ClickHouse.URL == "" {
+		if err := lockDataDir(cfg.DataDir, lockClickHouse); err != nil {
+			return nil, err
+		}
 	}
 	ch, err := clickhouse.Open(ctx, clickhouse.Config{URL: cfg.ClickHouse.URL, DataDir: cfg.DataDir, LibPath: cfg.ClickHouse.ChDBLib})
 	if errors.Is(err, clickhouse.ErrNoChDB) {
@@ -164,6 +182,7 @@ func (e *engine) close() {
 	if e.broker != nil {
 		e.broker.Close()
 	}
+	unlockDataDir()
 }
 
 // stages builds the named stages (all when empty).
@@ -246,7 +265,7 @@ func infoPath(dataDir string) string { return filepath.Join(dataDir, "engine.jso
 
 func writeEngineInfo(dataDir, addr string) error {
 	b, _ := json.Marshal(engineInfo{PID: os.Getpid(), HTTP: addr})
-	return os.WriteFile(infoPath(dataDir), b, 0o644)
+	return os.WriteFile(infoPath(dataDir), b, 0o600)
 }
 
 // runningEngine returns the info of a live engine on dataDir, if any.

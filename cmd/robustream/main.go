@@ -49,6 +49,10 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// Everything robustream writes (the data dir, engine.json, the broker's
+	// log, chDB's parts) is private to the user running it: documents and
+	// answers can be confidential.
+	syscall.Umask(0o077)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -119,6 +123,10 @@ func cmdBroker(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(cfg.Log)
+	if err := lockDataDir(cfg.DataDir, lockKafka); err != nil {
+		return err
+	}
+	defer unlockDataDir()
 	dir := cfg.DataDir + "/kafka"
 	b, err := streams.StartBroker(dir, *listen, cfg.Kafka.Partitions)
 	if err != nil {

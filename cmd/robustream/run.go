@@ -44,6 +44,9 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := e.runner.CheckCommitted(ctx, inputs); err != nil {
+		return err
+	}
 	p := pool.New().WithContext(ctx).WithCancelOnError().WithFirstError()
 	if cfg.HTTP != "" {
 		srv, err := newServer(e, cfg.HTTP)
@@ -169,6 +172,9 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 	defer e.close()
 	stages, inputs, err := e.stages(nil)
 	if err != nil {
+		return err
+	}
+	if err := e.runner.CheckCommitted(ctx, inputs); err != nil {
 		return err
 	}
 	src, err := e.newSource(ctx, cfg.Source, true)

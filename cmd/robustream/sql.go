@@ -71,6 +71,7 @@ func (q *querier) query(ctx context.Context, sql, format string) ([]byte, error)
 func (q *querier) close() {
 	if q.ch != nil {
 		q.ch.Close()
+		unlockDataDir()
 	}
 }
 
@@ -107,6 +108,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer unlockDataDir()
 	defer ch.Close()
 	if err := clickhouse.Migrate(ctx, ch, newLogger(cfg.Log)); err != nil {
 		return err

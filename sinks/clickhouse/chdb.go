@@ -75,7 +75,7 @@ func openChDB(ctx context.Context, cfg Config) (Engine, error) {
 	var storage string
 	if dataDir != "" {
 		storage = filepath.Join(dataDir, "clickhouse")
-		if err := os.MkdirAll(storage, 0o755); err != nil {
+		if err := os.MkdirAll(storage, 0o700); err != nil {
 			return nil, fmt.Errorf("cannot create chDB storage: %w", err)
 		}
 		if locked(storage) {
