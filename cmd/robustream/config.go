@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"reflect"
 	"sort"
@@ -33,7 +34,27 @@ type Config struct {
 	ClickHouse ClickHouseConfig    `yaml:"clickhouse"`
 	Demo       DemoConfig          `yaml:"demo"`
 	Log        LogConfig           `yaml:"log"`
-	HTTPToken  string              `yaml:"http_token_env" flag:"http-token-env" help:"environment variable holding the bearer token of the SQL API when --http is not loopback"`
+	HTTPToken  string              `yaml:"http_token_env" flag:"http-token-env" help:"environment variable holding the API bearer token (required when --http is not loopback)"`
+	// HTTPHosts are extra names the Host header may carry besides the bound
+	// address (a DNS name in front of the engine, say); see http.go.
+	HTTPHosts []string `yaml:"http_allowed_hosts" help:"extra Host header values accepted besides the bound address, e.g. robustream.internal:8080"`
+	// HTTPMetricsPublic serves /metrics without the token, for a Prometheus
+	// that cannot send one.
+	HTTPMetricsPublic bool      `yaml:"http_metrics_public" help:"serve /metrics without the bearer token"`
+	SQL               SQLConfig `yaml:"sql"`
+}
+
+// SQLConfig bounds the read-only SQL path (/api/sql, and sql/report against
+// a running engine): every query runs with these limits, which the query
+// itself cannot change.
+type SQLConfig struct {
+	Timeout        time.Duration `yaml:"timeout" help:"longest a query of the SQL API may run"`
+	MaxMemoryMB    int64         `yaml:"max_memory_mb" help:"memory one query of the SQL API may use, in MiB"`
+	MaxResultRows  int64         `yaml:"max_result_rows" help:"rows one query of the SQL API may return"`
+	MaxResultMB    int64         `yaml:"max_result_mb" help:"result size one query of the SQL API may return, in MiB"`
+	MaxThreads     int           `yaml:"max_threads" help:"threads one query of the SQL API may use (0: half the cores, at least 1)"`
+	Databases      []string      `yaml:"databases" help:"databases the SQL API may read"`
+	MaxConcurrency int           `yaml:"max_concurrency" help:"queries of the SQL API running at once; more wait, up to their timeout"`
 }
 
 // ClickHouseConfig selects the ClickHouse engine.
@@ -63,6 +84,8 @@ func defaultConfig() Config {
 		Kafka:   streams.KafkaConfig{Partitions: 4},
 		Demo:    DemoConfig{Seed: 1, Periods: 0, Interval: 20 * time.Second},
 		Log:     LogConfig{Level: "info"},
+		SQL: SQLConfig{Timeout: 30 * time.Second, MaxMemoryMB: 1024, MaxResultRows: 1_000_000, MaxResultMB: 64,
+			Databases: []string{"robustream", "system", "information_schema", "INFORMATION_SCHEMA"}, MaxConcurrency: 1},
 	}
 }
 
@@ -89,9 +112,10 @@ func (c *Config) Validate() []error {
 		errs = append(errs, fmt.Errorf("clickhouse.url: %q must start with clickhouse://", u))
 	}
 	if c.Models != "" {
-		if _, err := os.Stat(c.Models); err != nil {
-			errs = append(errs, fmt.Errorf("models: %w", err))
-		}
+		// The whole file, not only its existence: the engine reads it only
+		// once its broker and ClickHouse are up, too late for --dry-run.
+		_, merrs := readModels(c.Models)
+		errs = append(errs, merrs...)
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -104,11 +128,113 @@ func (c *Config) Validate() []error {
 		errs = append(errs, fmt.Errorf("log.format: %q is not text or json", c.Log.Format))
 	}
 	if c.Demo.Periods < 0 {
-		errs = append(errs, errors.New("demo.periods: must be ≥ 0"))
+		errs = append(errs, fmt.Errorf("demo.periods: %d must be ≥ 0 (0 = unbounded)", c.Demo.Periods))
 	}
+	sp, err := parseSourceSpec(c.Source)
+	switch demo := err == nil && sp.kind == "demo"; {
+	case demo && c.Demo.Interval < time.Second:
+		// The unbounded demo feed pauses this long between periods; with no
+		// pause it writes them back to back (nearly 1 GB in 20 s). A finite
+		// feed ignores the pause, but one rule is easier to state.
+		errs = append(errs, fmt.Errorf("demo.interval: %s must be ≥ 1s: it is the pause between demo periods, and below that the feed writes periods back to back", c.Demo.Interval))
+	case c.Demo.Interval < 0:
+		errs = append(errs, fmt.Errorf("demo.interval: %s must not be negative", c.Demo.Interval))
+	}
+	for i, h := range c.HTTPHosts {
+		if err := checkHostPort(h); err != nil {
+			errs = append(errs, fmt.Errorf("http_allowed_hosts[%d]: %w", i, err))
+		}
+	}
+	errs = append(errs, c.SQL.validate()...)
+	// kafka.partitions (1..1024) is checked there.
 	k := c.Kafka
 	errs = append(errs, k.Validate()...)
 	return errs
+}
+
+// validate checks the limits of the SQL API. The bounds are sanity bounds:
+// zero or negative limits would reject every query or lift the limit, and
+// huge ones are typos that would let one query take the machine.
+func (s SQLConfig) validate() []error {
+	var errs []error
+	if s.Timeout < time.Second || s.Timeout > time.Hour {
+		errs = append(errs, fmt.Errorf("sql.timeout: %s is out of range 1s..1h", s.Timeout))
+	}
+	for _, r := range []struct {
+		path   string
+		n      int64
+		lo, hi int64 // hi < 0: no upper bound
+	}{
+		{"sql.max_memory_mb", s.MaxMemoryMB, 16, 1 << 20},
+		{"sql.max_result_rows", s.MaxResultRows, 1, -1},
+		{"sql.max_result_mb", s.MaxResultMB, 1, 4096},
+		{"sql.max_threads", int64(s.MaxThreads), 0, -1},
+		{"sql.max_concurrency", int64(s.MaxConcurrency), 1, 64},
+	} {
+		switch {
+		case r.hi < 0 && r.n < r.lo:
+			errs = append(errs, fmt.Errorf("%s: %d must be ≥ %d", r.path, r.n, r.lo))
+		case r.hi >= 0 && (r.n < r.lo || r.n > r.hi):
+			errs = append(errs, fmt.Errorf("%s: %d is out of range %d..%d", r.path, r.n, r.lo, r.hi))
+		}
+	}
+	if len(s.Databases) == 0 {
+		errs = append(errs, errors.New("sql.databases: must list at least one database"))
+	}
+	for i, db := range s.Databases {
+		if !isIdentifier(db) {
+			errs = append(errs, fmt.Errorf("sql.databases[%d]: %q is not a plain identifier (letters, digits and underscores, not starting with a digit)", i, db))
+		}
+	}
+	return errs
+}
+
+// isIdentifier reports whether s is a plain SQL identifier: the names the SQL
+// API checks queries against never need quoting, so a quote, dot or space in
+// one is a mistake.
+func isIdentifier(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHostPort accepts what a Host header carries: host or host:port, an
+// IPv6 address in brackets. A URL is the likely mistake, and would never
+// match a Host header.
+func checkHostPort(h string) error {
+	switch {
+	case h == "":
+		return errors.New("must not be empty")
+	case strings.Contains(h, "://"):
+		return fmt.Errorf("%q has a scheme; want host or host:port", h)
+	case strings.ContainsAny(h, "/?#"):
+		return fmt.Errorf("%q has a path; want host or host:port", h)
+	case strings.ContainsAny(h, "@ \t"):
+		return fmt.Errorf("%q is not host or host:port", h)
+	}
+	host := h
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		host = h[1 : len(h)-1] // [::1] without a port
+	} else if strings.Contains(h, ":") {
+		var port string
+		var err error
+		if host, port, err = net.SplitHostPort(h); err != nil {
+			return fmt.Errorf("%q is not host or host:port", h)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: port %q is not 1..65535", h, port)
+		}
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", h)
+	}
+	return nil
 }
 
 // leaf is one settable key of Config.
