@@ -26,12 +26,15 @@ import (
 // engine is the running infrastructure of one process: broker (embedded or
 // not), Kafka clients, ClickHouse, models, metrics.
 type engine struct {
-	cfg       *Config
-	log       *slog.Logger
-	broker    *streams.Broker
-	kafka     *streams.Kafka
-	runner    *streams.Runner
-	ch        clickhouse.Engine
+	cfg    *Config
+	log    *slog.Logger
+	broker *streams.Broker
+	kafka  *streams.Kafka
+	runner *streams.Runner
+	ch     clickhouse.Engine
+	// sql runs untrusted SQL (the HTTP API) read-only, within cfg.SQL, on
+	// connections of its own.
+	sql       clickhouse.Reader
 	models    modelSet
 	reg       *prometheus.Registry
 	metrics   *streams.Metrics
@@ -142,6 +145,9 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 				return nil, err
 			}
 		}
+		if e.sql, err = e.ch.ReadOnly(ctx, sqlLimits(cfg.SQL)); err != nil {
+			return nil, fmt.Errorf("cannot open the read-only SQL path: %w", err)
+		}
 		if !e.ch.SupportsDedup() {
 			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
 		}
@@ -169,12 +175,21 @@ func openClickHouse(ctx context.Context, cfg *Config) (clickhouse.Engine, error)
 	return ch, err
 }
 
+// sqlLimits converts the sql.* configuration.
+func sqlLimits(c SQLConfig) clickhouse.Limits {
+	return clickhouse.Limits{Timeout: c.Timeout, MaxMemoryBytes: c.MaxMemoryMB << 20, MaxResultRows: c.MaxResultRows,
+		MaxResultBytes: c.MaxResultMB << 20, MaxThreads: c.MaxThreads, Databases: c.Databases, Concurrency: c.MaxConcurrency}
+}
+
 func (e *engine) close() {
 	if e.runner != nil {
 		e.runner.Close()
 	}
 	if e.kafka != nil {
 		e.kafka.Close()
+	}
+	if e.sql != nil {
+		e.sql.Close()
 	}
 	if e.ch != nil {
 		e.ch.Close()

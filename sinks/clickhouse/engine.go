@@ -32,6 +32,9 @@ type Engine interface {
 	// and non_replicated_deduplication_window (ClickHouse ≥ 22.2), so that
 	// retried inserts are exactly-once rather than at-least-once.
 	SupportsDedup() bool
+	// ReadOnly opens a path for untrusted, read-only SQL within lim (see
+	// Reader). Call it after Migrate.
+	ReadOnly(ctx context.Context, lim Limits) (Reader, error)
 	// Close releases the engine. For chDB the process-wide connection closes
 	// when its last user closes it.
 	Close() error

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -203,3 +205,101 @@ func goColumn(a arrow.Array) (any, error) {
 }
 
 func (e *serverEngine) Close() error { return e.conn.Close() }
+
+// explainASTMinVersion is the first ClickHouse with EXPLAIN AST.
+const explainASTMinVersion = "20.6"
+
+// serverReader is the read-only path on a server: the limits and readonly=1
+// go with every query as settings, and clickhouse-go cancels the query on
+// the server when the context ends. Servers with EXPLAIN AST get the same
+// guard as chDB; older ones (Debian's 18.16) rely on readonly=1, which there
+// also forbids every table function, and on the server's own user grants: a
+// server deployment should give the SQL API a read-only ClickHouse user.
+type serverReader struct {
+	e     *serverEngine
+	lim   Limits
+	turn  chan struct{}
+	guard bool
+}
+
+func (e *serverEngine) ReadOnly(_ context.Context, lim Limits) (Reader, error) {
+	lim = lim.withDefaults()
+	return &serverReader{e: e, lim: lim, turn: make(chan struct{}, lim.Concurrency),
+		guard: schemas.CompareVersions(e.version, explainASTMinVersion) >= 0}, nil
+}
+
+func (r *serverReader) Query(ctx context.Context, query, format string) ([]byte, error) {
+	format, err := checkFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no free read-only turn: %w", ctx.Err())
+	}
+	defer func() { <-r.turn }()
+	// Integers only: servers before 20.x take settings as varints, and
+	// clickhouse-go refuses strings for them. The overflow modes are left at
+	// their default, 'throw'.
+	settings := ch.Settings{
+		"max_execution_time": int(math.Ceil(r.lim.Timeout.Seconds())),
+		"max_memory_usage":   int(r.lim.MaxMemoryBytes),
+		"max_result_rows":    int(r.lim.MaxResultRows),
+		"max_result_bytes":   int(r.lim.MaxResultBytes),
+		"max_threads":        r.lim.MaxThreads,
+		"readonly":           1,
+	}
+	ctx = ch.Context(ctx, ch.WithSettings(settings))
+	if !r.guard {
+		// Without the parser's view, at least the statement kind: 18.16
+		// runs KILL QUERY and USE under readonly=1.
+		if kw := firstKeyword(query); !slices.Contains(readKeywords, kw) {
+			return nil, refused("only SELECT, WITH, DESCRIBE, SHOW, EXISTS and EXPLAIN statements are allowed (got %q)", kw)
+		}
+	} else {
+		ast, err := r.e.Query(ctx, "EXPLAIN AST "+query, "TabSeparatedRaw")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkAST(string(ast), r.lim.Databases); err != nil {
+			return nil, err
+		}
+	}
+	return r.e.Query(ctx, query, format)
+}
+
+func (r *serverReader) Close() error { return nil }
+
+// readKeywords start the statements the read-only path runs.
+var readKeywords = []string{"SELECT", "WITH", "DESCRIBE", "DESC", "SHOW", "EXISTS", "EXPLAIN"}
+
+// firstKeyword returns the first word of query in upper case, past
+// whitespace, comments and opening parentheses.
+func firstKeyword(q string) string {
+	for {
+		q = strings.TrimLeft(q, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(q, "--") || strings.HasPrefix(q, "#"):
+			_, rest, ok := strings.Cut(q, "\n")
+			if !ok {
+				return ""
+			}
+			q = rest
+		case strings.HasPrefix(q, "/*"):
+			_, rest, ok := strings.Cut(q[2:], "*/")
+			if !ok {
+				return ""
+			}
+			q = rest
+		default:
+			end := strings.IndexFunc(q, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+			})
+			if end < 0 {
+				end = len(q)
+			}
+			return strings.ToUpper(q[:end])
+		}
+	}
+}

@@ -1,0 +1,178 @@
+//go:build cgo && unix
+
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// chdbReader is the read-only path on chDB: connections of its own to the
+// process's engine (chDB runs statements of different connections at once,
+// checked on 26.5), each a session whose limits are set and then locked by
+// readonly=1, and a control connection that kills a query whose caller went
+// away (chDB cannot interrupt a statement through its C API, but KILL QUERY
+// from another connection stops it, checked on 26.5).
+type chdbReader struct {
+	owner *chdbEngine // holds a reference on the instance while open
+	lim   Limits
+	free  chan *chdbConn
+	all   []*chdbConn
+	ctlMu sync.Mutex
+	ctl   *chdbConn
+	seq   atomic.Uint64
+	// tag makes query markers unique across processes sharing nothing but
+	// a log: only this engine's queries appear in its system.processes.
+	tag    string
+	closed atomic.Bool
+}
+
+// ReadOnly opens the read-only path. Call it after Migrate: the sessions
+// resolve unqualified names in the first of lim.Databases.
+func (e *chdbEngine) ReadOnly(ctx context.Context, lim Limits) (Reader, error) {
+	if e.closed.Load() {
+		return nil, errClosed("chdb")
+	}
+	lim = lim.withDefaults()
+	chdbMu.Lock()
+	inst := e.inst
+	inst.refs++ // the reader's connections need the engine up
+	chdbMu.Unlock()
+	r := &chdbReader{owner: &chdbEngine{inst: inst}, lim: lim, free: make(chan *chdbConn, lim.Concurrency),
+		tag: fmt.Sprintf("%d", os.Getpid())}
+	args := []string{"clickhouse"}
+	if inst.dataDir != "" {
+		args = append(args, "--path="+filepath.Join(inst.dataDir, "clickhouse")+"/")
+	}
+	open := func(session []string) (*chdbConn, error) {
+		c, err := connectChDB(args)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range session {
+			if _, err := c.query(q, "TabSeparated"); err != nil {
+				c.close()
+				return nil, fmt.Errorf("cannot prepare the read-only session (%s): %w", q, err)
+			}
+		}
+		return c, nil
+	}
+	session := []string{"USE " + quoteIdent(lim.Databases[0])}
+	for _, s := range lim.settings() {
+		session = append(session, "SET "+s)
+	}
+	var err error
+	for range lim.Concurrency {
+		var c *chdbConn
+		if c, err = open(session); err != nil {
+			break
+		}
+		r.all = append(r.all, c)
+		r.free <- c
+	}
+	if err == nil {
+		r.ctl, err = open(nil)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, error) {
+	format, err := checkFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	if r.closed.Load() {
+		return nil, errClosed("chdb")
+	}
+	var c *chdbConn
+	select {
+	case c = <-r.free:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no free read-only connection: %w", ctx.Err())
+	}
+	defer func() { r.free <- c }()
+
+	// The engine's parser decides what the statement is; EXPLAIN AST runs
+	// nothing (see readonly.go).
+	ast, err := c.query("EXPLAIN AST "+query, "TabSeparatedRaw")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAST(string(ast), r.lim.Databases); err != nil {
+		return nil, err
+	}
+
+	// A marker comment identifies the statement in system.processes for
+	// KILL QUERY. It goes first, so no text of the query can hide it.
+	marker := fmt.Sprintf("/* robustream-sql %s-%d */", r.tag, r.seq.Add(1))
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := c.query(marker+" "+query, format)
+		done <- result{out, err}
+	}()
+	select {
+	case res := <-done:
+		return res.out, res.err
+	case <-ctx.Done():
+		// The caller went away or its deadline passed: stop the statement
+		// rather than let it hold a connection and the cores; the
+		// connection goes back to the pool once it has returned.
+		r.kill(marker)
+		<-done
+		// chDB lists a killed statement (as cancelled, using no CPU) until
+		// its connection runs the next one: run that now, so that
+		// system.processes shows what is really running.
+		_, _ = c.query("SELECT 1", "TabSeparated")
+		return nil, fmt.Errorf("query stopped: %w", ctx.Err())
+	}
+}
+
+// kill asks the engine to cancel the statement carrying marker.
+func (r *chdbReader) kill(marker string) {
+	r.ctlMu.Lock()
+	defer r.ctlMu.Unlock()
+	if r.ctl == nil {
+		return
+	}
+	_, _ = r.ctl.query("KILL QUERY WHERE startsWith(query, "+quoteString(marker)+") ASYNC", "TabSeparated")
+}
+
+func (r *chdbReader) Close() error {
+	if r.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	// Wait for every connection to be free: a query in flight finishes (or
+	// its caller's context kills it) first.
+	for range r.all {
+		c := <-r.free
+		c.close()
+	}
+	r.ctlMu.Lock()
+	if r.ctl != nil {
+		r.ctl.close()
+		r.ctl = nil
+	}
+	r.ctlMu.Unlock()
+	errs = append(errs, r.owner.Close())
+	return errors.Join(errs...)
+}
+
+// String describes the path for logs.
+func (r *chdbReader) String() string {
+	return fmt.Sprintf("chDB read-only sessions ×%d (%s)", len(r.all), strings.Join(r.lim.settings(), ", "))
+}
