@@ -118,6 +118,14 @@ type Chunk struct {
 	Title       string    `json:"title"`
 	Domain      string    `json:"domain"`
 	PublishedAt time.Time `json:"published_at"`
+	// Split says how the chunk was cut out of a paragraph or table longer
+	// than the chunk budget: "" it was not (whole paragraphs, or a whole
+	// table), "sentence" between sentences or lines of one paragraph,
+	// "row" between rows of one table, "word" between words of one
+	// sentence or row, or inside one word between its tokens. A "row"
+	// chunk other than a table's first repeats the table's header rows
+	// before the text at span_start:span_end.
+	Split string `json:"split,omitempty"`
 }
 
 // Key implements Event.

@@ -15,29 +15,53 @@ const (
 	KindTable = "table"
 )
 
+// Values of Piece.Split: how a piece was cut out of a paragraph or a table
+// longer than the budget.
+const (
+	SplitNone     = ""         // whole paragraphs, or a whole table
+	SplitSentence = "sentence" // whole sentences (or lines) of one paragraph
+	SplitRow      = "row"      // whole rows of one table
+	SplitWord     = "word"     // whole words of one sentence or row, or a part of one word
+)
+
 // Piece is one chunk of a text. Text is exactly text[Start:End] of the input,
-// so spans can be checked and highlighted without re-searching.
+// so spans can be checked and highlighted without re-searching, except that a
+// part of a split table after the first starts with a copy of the table's
+// header rows: Text[Header:] is always text[Start:End].
 type Piece struct {
 	Text   string
 	Start  int // byte offset of the first byte in the input
 	End    int // byte offset just past the last byte
 	Tokens int // cl100k_base tokens of Text
 	Kind   string
+	Split  string // SplitNone, SplitSentence, SplitRow or SplitWord
+	Header int    // length of the repeated table header at the start of Text
 }
 
-// Split cuts text into pieces of about maxTokens tokens (DefaultMaxTokens when
-// maxTokens <= 0), following RARE §4.1:
+// Split cuts text into pieces of at most maxTokens tokens (DefaultMaxTokens
+// when maxTokens <= 0), following RARE §4.1:
 //   - a paragraph (a block of non-blank lines; a fenced code block counts as
-//     one) is never divided;
-//   - a Markdown table is never divided, and its title line (a heading, a
-//     "Table …" caption, a bold line or a line ending in ':' right before it)
-//     and its notes ("Note…", "Source…", footnote marks right after it) stay
-//     with it; a table with its title and notes is a piece of its own, of kind
-//     "table", so the kind stays truthful;
-//   - paragraphs are packed greedily while the piece stays within maxTokens; a
-//     paragraph longer than that becomes a piece of its own;
+//     one) is not divided unless it alone is over maxTokens;
+//   - a Markdown table is not divided unless it alone is over maxTokens, and
+//     its title line (a heading, a "Table …" caption, a bold line or a line
+//     ending in ':' right before it) and its notes ("Note…", "Source…",
+//     footnote marks right after it) stay with it; a table with its title
+//     and notes is a piece of its own, of kind "table", so the kind stays
+//     truthful;
+//   - paragraphs are packed greedily while the piece stays within maxTokens;
 //   - a heading is not left dangling at the end of a piece when it can open
 //     the next one.
+//
+// maxTokens is a hard cap, because one hostile or badly extracted document
+// (a megabyte without a blank line, a table of thousands of rows) would
+// otherwise make one chunk larger than any embedding model or prompt takes.
+// A paragraph over it is cut between sentences (see sentences), packed
+// greedily; a sentence over it between words; a word over it between
+// tokens, never inside a rune. A table over it is cut between rows, each
+// part after the first repeating the header rows (when they take at most
+// half the budget), the first keeping the title and the last the notes. A
+// piece exceeds maxTokens only if it is a single rune of more tokens than
+// that, which takes maxTokens < 4. Piece.Split records the cut.
 //
 // Empty or blank text yields no pieces.
 func Split(text string, maxTokens int) []Piece {
@@ -47,12 +71,19 @@ func Split(text string, maxTokens int) []Piece {
 	units := group(paragraphs(text))
 	p := packer{text: text, max: maxTokens}
 	for _, u := range units {
-		if u.table {
+		n := p.tokens(u.start, u.end)
+		switch {
+		case u.table && n > p.max:
 			p.flushAll()
-			p.emit([]unit{u}, KindTable)
-			continue
+			p.splitTable(u)
+		case u.table:
+			p.flushAll()
+			p.emitCounted([]unit{u}, KindTable, n)
+		case n > p.max:
+			p.splitParagraph(u)
+		default:
+			p.add(u)
 		}
-		p.add(u)
 	}
 	p.flushAll()
 	return p.pieces
@@ -323,10 +354,6 @@ func (p *packer) flushAll() {
 	for len(p.cur) > 0 {
 		p.flush(false)
 	}
-}
-
-func (p *packer) emit(us []unit, kind string) {
-	p.emitCounted(us, kind, p.spanTokens(us))
 }
 
 // emitCounted appends a piece whose exact token count is already known, so

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func TestCountTokensIsRealBPE(t *testing.T) {
@@ -39,9 +41,10 @@ func TestSplitSmall(t *testing.T) {
 	f("A.\n\nB.", 600, "text:A.\n\nB.")
 	// Budget 3: "A." is 2 tokens, so each paragraph is alone.
 	f("A.\n\nB.\n\nC.", 3, "text:A.", "text:B.", "text:C.")
-	// A paragraph over budget is never cut.
+	// A paragraph over budget is cut: this one is one sentence of 11
+	// tokens, so between words.
 	f("one two three four five six seven eight nine ten.\n\nB.", 4,
-		"text:one two three four five six seven eight nine ten.", "text:B.")
+		"text:one two three four", "text:five six seven eight", "text:nine ten.", "text:B.")
 	// A heading is carried to the piece it introduces.
 	f("Alpha beta.\n\n## Next\n\nGamma delta.", 8, "text:Alpha beta.", "text:## Next\n\nGamma delta.")
 	// The table keeps its caption and note, and stands alone.
@@ -52,8 +55,9 @@ func TestSplitSmall(t *testing.T) {
 	// Prose ending in a full stop is not a caption.
 	f("Revenue grew.\n\n| a | b |\n|---|---|\n| 1 | 2 |", 600,
 		"text:Revenue grew.", "table:| a | b |\n|---|---|\n| 1 | 2 |")
-	// Blank lines inside a fenced block do not end the paragraph.
-	f("```\nx\n\ny\n```\n\nz", 1, "text:```\nx\n\ny\n```", "text:z")
+	// Blank lines inside a fenced block do not end the paragraph (7 tokens,
+	// 9 with "z").
+	f("```\nx\n\ny\n```\n\nz", 7, "text:```\nx\n\ny\n```", "text:z")
 	// CRLF input: spans exclude the carriage returns at paragraph ends.
 	f("A.\r\n\r\nB.\r\n", 600, "text:A.\r\n\r\nB.")
 }
@@ -91,49 +95,128 @@ func corpus(r *rand.Rand) string {
 	return b.String()
 }
 
+// TestSplitInvariants checks random documents at budgets from tight
+// (paragraphs and tables cut down to words) to roomy (nothing cut).
 func TestSplitInvariants(t *testing.T) {
+	const header = "| metric | value |\n|---|---|\n"
 	for seed := range uint64(20) {
 		text := corpus(rand.New(rand.NewPCG(seed, 7)))
 		paras := paragraphs(text)
+		units := group(paras)
 		for _, max := range []int{16, 64, 200, 600} {
 			pieces := Split(text, max)
 			if len(pieces) == 0 {
 				t.Fatalf("seed %d max %d: no pieces", seed, max)
 			}
-			prevEnd := 0
+			checkPieces(t, text, max, pieces)
 			for i, p := range pieces {
-				if p.Text != text[p.Start:p.End] {
-					t.Fatalf("seed %d max %d piece %d: Text is not text[Start:End]", seed, max, i)
-				}
-				if p.Start < prevEnd {
-					t.Fatalf("seed %d max %d piece %d: overlaps the previous piece", seed, max, i)
-				}
-				prevEnd = p.End
-				if p.Tokens != CountTokens(p.Text) {
-					t.Fatalf("seed %d max %d piece %d: Tokens %d, counted %d", seed, max, i, p.Tokens, CountTokens(p.Text))
-				}
 				multi := strings.Contains(p.Text, "\n\n")
-				if p.Kind == KindText && multi && p.Tokens > max {
-					t.Errorf("seed %d max %d piece %d: %d tokens in a packed piece", seed, max, i, p.Tokens)
+				if p.Kind == KindText && multi && p.Split != SplitNone {
+					t.Errorf("seed %d max %d piece %d: a cut piece spans paragraphs: %q", seed, max, i, p.Text)
 				}
-				if p.Kind == KindTable && !(strings.HasPrefix(p.Text, "Table ") && strings.HasSuffix(p.Text, "Note: unaudited.")) {
-					t.Errorf("seed %d max %d piece %d: table lost its caption or note: %q", seed, max, i, p.Text)
+				if p.Header > 0 && p.Text[:p.Header] != header {
+					t.Errorf("seed %d max %d piece %d: repeated header %q", seed, max, i, p.Text[:p.Header])
+				}
+				if max == 600 && p.Split != SplitNone {
+					// No paragraph of corpus reaches 600 tokens: nothing
+					// may be cut that was not cut before.
+					t.Errorf("seed %d max %d piece %d: cut (%s) although nothing is over budget", seed, max, i, p.Split)
 				}
 			}
-			// Every paragraph lies inside exactly one piece.
+			// Every paragraph lies inside exactly one piece, unless it is
+			// cut, and then only by cut pieces.
 			for _, para := range paras {
-				n := 0
+				inside, across := 0, 0
 				for _, p := range pieces {
-					if p.Start <= para.start && para.end <= p.End {
-						n++
-					} else if para.start < p.End && p.Start < para.end {
-						t.Fatalf("seed %d max %d: paragraph %q split by piece %q", seed, max, text[para.start:para.end], p.Text)
+					switch {
+					case p.Start <= para.start && para.end <= p.End:
+						inside++
+					case para.start < p.End && p.Start < para.end:
+						across++
+						if p.Split == SplitNone {
+							t.Fatalf("seed %d max %d: paragraph %q cut by a whole piece %q", seed, max, text[para.start:para.end], p.Text)
+						}
 					}
 				}
-				if n != 1 {
-					t.Fatalf("seed %d max %d: paragraph in %d pieces", seed, max, n)
+				if inside > 1 || inside == 1 && across > 0 || inside+across == 0 {
+					t.Fatalf("seed %d max %d: paragraph inside %d pieces, across %d", seed, max, inside, across)
 				}
 			}
+			// A table's first piece starts with its caption and its last
+			// ends with its note, whether it was cut or not.
+			for _, u := range units {
+				if !u.table {
+					continue
+				}
+				var parts []Piece
+				for _, p := range pieces {
+					if u.start <= p.Start && p.End <= u.end {
+						if p.Kind != KindTable {
+							t.Errorf("seed %d max %d: piece %q of a table is of kind %s", seed, max, p.Text, p.Kind)
+						}
+						parts = append(parts, p)
+					}
+				}
+				if len(parts) == 0 || !strings.HasPrefix(parts[0].Text, "Table ") || !strings.HasSuffix(parts[len(parts)-1].Text, "Note: unaudited.") {
+					t.Errorf("seed %d max %d: table lost its caption or note: %+v", seed, max, parts)
+				}
+				if len(parts) > 1 && max >= 64 {
+					// Room for whole rows: cut between them only.
+					for _, p := range parts {
+						if p.Split != SplitRow {
+							t.Errorf("seed %d max %d: table part cut by %q: %q", seed, max, p.Split, p.Text)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkPieces checks what holds of any split of any text: pieces in order,
+// without overlap, within the budget (unless one rune is over it) and
+// counted exactly, Text[Header:] is the span, together they hold every
+// non-space rune, and valid UTF-8 stays valid.
+func checkPieces(t *testing.T, text string, max int, pieces []Piece) {
+	t.Helper()
+	covered := make([]bool, len(text))
+	prevEnd := 0
+	valid := utf8.ValidString(text)
+	for i, p := range pieces {
+		if p.Start < prevEnd || p.End <= p.Start || p.End > len(text) {
+			t.Fatalf("piece %d: span [%d:%d] after %d in %d bytes", i, p.Start, p.End, prevEnd, len(text))
+		}
+		prevEnd = p.End
+		if p.Header < 0 || p.Header > len(p.Text) || p.Text[p.Header:] != text[p.Start:p.End] {
+			t.Fatalf("piece %d: Text[%d:] is not text[%d:%d]: %q", i, p.Header, p.Start, p.End, p.Text)
+		}
+		if p.Header > 0 && (p.Split != SplitRow || p.Kind != KindTable) {
+			t.Errorf("piece %d: a header repeated in a piece of kind %s cut by %q", i, p.Kind, p.Split)
+		}
+		if n := CountTokens(p.Text); p.Tokens != n {
+			t.Fatalf("piece %d: Tokens %d, counted %d: %q", i, p.Tokens, n, p.Text)
+		}
+		if p.Tokens > max && (p.Header > 0 || utf8.RuneCountInString(p.Text) > 1) {
+			t.Errorf("piece %d: %d tokens over the budget of %d (cut %q): %q", i, p.Tokens, max, p.Split, p.Text)
+		}
+		if p.Kind != KindText && p.Kind != KindTable {
+			t.Errorf("piece %d: kind %q", i, p.Kind)
+		}
+		switch p.Split {
+		case SplitNone, SplitSentence, SplitRow, SplitWord:
+		default:
+			t.Errorf("piece %d: Split %q", i, p.Split)
+		}
+		if valid && !utf8.ValidString(p.Text) {
+			t.Errorf("piece %d: invalid UTF-8 out of valid UTF-8: %q", i, p.Text)
+		}
+		for k := p.Start; k < p.End; k++ {
+			covered[k] = true
+		}
+	}
+	for i, r := range text {
+		if !covered[i] && !unicode.IsSpace(r) {
+			t.Fatalf("rune %q at %d is in no piece", r, i)
 		}
 	}
 }

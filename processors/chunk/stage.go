@@ -15,7 +15,8 @@ const StageName = "chunk"
 // Config configures the chunking stage.
 type Config struct {
 	// MaxTokens is the token budget of a piece; 0 means DefaultMaxTokens (the
-	// RARE profile, RARE §4.1). A single paragraph or table may exceed it.
+	// RARE profile, RARE §4.1). It is a hard cap: a paragraph or table over
+	// it is cut (see Split), and the chunk records the cut in Split.
 	MaxTokens int
 }
 
@@ -81,6 +82,7 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 			Text:        p.Text,
 			Tokens:      uint32(p.Tokens),
 			Kind:        p.Kind,
+			Split:       p.Split,
 			SpanStart:   uint32(p.Start),
 			SpanEnd:     uint32(p.End),
 			Title:       d.Title,

@@ -3,6 +3,7 @@ package chunk
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,49 @@ func TestStageBadInput(t *testing.T) {
 
 	if _, err := NewStage(Config{MaxTokens: -1}); err == nil {
 		t.Error("NewStage accepted a negative budget")
+	}
+}
+
+// TestStageCutsOversize checks that the stage keeps every chunk within its
+// budget and tells cut chunks apart in the record.
+func TestStageCutsOversize(t *testing.T) {
+	s, err := NewStage(Config{MaxTokens: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, sentences []string
+	for i := range 100 {
+		rows = append(rows, fmt.Sprintf("| s%d | %d |", i, i*37))
+		sentences = append(sentences, fmt.Sprintf("Sentence %d has a few words.", i))
+	}
+	d := &schemas.DocumentVersion{DocID: "d1", Version: 1,
+		Text: "Short intro.\n\n| store | revenue |\n|---|---|\n" + strings.Join(rows, "\n") + "\n\n" + strings.Join(sentences, " ")}
+	recs, err := s.Process(context.Background(), docMessage(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := map[string]int{}
+	for i, r := range recs {
+		var c schemas.Chunk
+		if err := schemas.Decode(r.Value, &c); err != nil {
+			t.Fatal(err)
+		}
+		cuts[c.Split]++
+		if c.Tokens > 64 || int(c.Tokens) != CountTokens(c.Text) {
+			t.Errorf("chunk %d: %d tokens, counted %d, budget 64", i, c.Tokens, CountTokens(c.Text))
+		}
+		if span := d.Text[c.SpanStart:c.SpanEnd]; !strings.HasSuffix(c.Text, span) {
+			t.Errorf("chunk %d: text does not end with its span %q", i, span)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal(r.Value, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := raw["split"]; ok != (c.Split != "") {
+			t.Errorf("chunk %d: split %q, in the record: %v", i, c.Split, ok)
+		}
+	}
+	if cuts[""] != 1 || cuts["row"] < 2 || cuts["sentence"] < 2 || len(cuts) != 3 {
+		t.Errorf("chunks by cut %v, want one whole, several of rows and of sentences", cuts)
 	}
 }

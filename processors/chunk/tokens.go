@@ -53,12 +53,7 @@ func CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
-	ranks, err := vocabulary()
-	if err != nil {
-		// The vocabulary is compiled into the binary: failing to parse it is
-		// a broken build, not bad input.
-		panic(err)
-	}
+	ranks := mustVocabulary()
 	if !utf8.ValidString(text) {
 		// tiktoken-go matches on []rune(text) and encodes the matched runes
 		// back, so each invalid byte becomes U+FFFD; do the same.
@@ -79,6 +74,59 @@ func CountTokens(text string) int {
 		i = j
 	}
 	return n
+}
+
+// mustVocabulary is vocabulary for code that cannot return an error. The
+// vocabulary is compiled into the binary: failing to parse it is a broken
+// build, not bad input, and NewStage reports it before any text is counted.
+func mustVocabulary() map[string]int {
+	ranks, err := vocabulary()
+	if err != nil {
+		panic(err)
+	}
+	return ranks
+}
+
+// tokenEnds returns where the tokens of text end, as offsets into text, in
+// order and ending with len(text), leaving out the ends that fall inside a
+// rune (a rare rune is several byte tokens): cutting text at any of them
+// cuts between tokens without splitting a rune. Each invalid byte counts as
+// one rune, as in CountTokens.
+func tokenEnds(text string) []int {
+	ranks := mustVocabulary()
+	s := text
+	if !utf8.ValidString(text) {
+		s = string([]rune(text))
+	}
+	var ends, scratch []int
+	for i := 0; i < len(s); {
+		j := nextPiece(s, i)
+		piece := s[i:j]
+		if _, ok := ranks[piece]; ok || len(piece) == 1 {
+			ends = append(ends, j)
+		} else {
+			scratch = bpeMerge(ranks, piece, scratch[:0])
+			for _, b := range scratch[1:] {
+				ends = append(ends, i+b)
+			}
+		}
+		i = j
+	}
+	// Keep the ends at rune starts of s, mapped to text: s and text have
+	// the same runes, only invalid bytes are three bytes long in s.
+	out := ends[:0]
+	si, ti := 0, 0
+	for _, e := range ends {
+		for si < e {
+			_, sn := utf8.DecodeRuneInString(s[si:])
+			_, tn := utf8.DecodeRuneInString(text[ti:])
+			si, ti = si+sn, ti+tn
+		}
+		if si == e {
+			out = append(out, ti)
+		}
+	}
+	return out
 }
 
 // mergeCache memoizes the token counts of pieces that are not tokens
@@ -277,7 +325,25 @@ func endOfNewlines(s string, j int) int {
 // merges the adjacent pair of lowest rank, the leftmost on ties, exactly
 // like tiktoken (and tiktoken-go's bytePairMerge). bounds is scratch space
 // for the result.
+//
+// Short pieces, nearly all of them, take scanMerge; long ones heapMerge,
+// whose cost grows as n log n instead of n²: a hostile document can hold a
+// megabyte without a space, which is a single piece.
 func bpeMerge(ranks map[string]int, piece string, bounds []int) []int {
+	if len(piece) < heapMergeMin {
+		return scanMerge(ranks, piece, bounds)
+	}
+	return heapMerge(ranks, piece, bounds)
+}
+
+// heapMergeMin is the piece length from which heapMerge beats scanMerge
+// (BenchmarkMergeCrossover): below it, rescanning a few ranks costs less
+// than allocating and maintaining the heap.
+const heapMergeMin = 128
+
+// scanMerge is bpeMerge by rescanning every pair rank after each merge:
+// quadratic, but without allocation and fastest for short pieces.
+func scanMerge(ranks map[string]int, piece string, bounds []int) []int {
 	const none = int(^uint(0) >> 1)
 	for k := 0; k <= len(piece); k++ {
 		bounds = append(bounds, k)
@@ -318,6 +384,155 @@ func bpeMerge(ranks map[string]int, piece string, bounds []int) []int {
 		}
 	}
 	return b
+}
+
+// heapMerge is bpeMerge in O(n log n). The tokens form a doubly linked
+// list over their start offsets, and a min-heap holds a candidate for every
+// adjacent pair of tokens whose concatenation has a rank. A merge changes
+// only the pairs on either side of the merged token, so it pushes at most
+// two candidates; a candidate whose pair has changed since it was pushed is
+// recognized when popped and dropped. The heap thus pops the current pairs
+// in tiktoken's order.
+//
+// A candidate is the uint64 rank<<32 | start, so that comparing candidates
+// is comparing integers: lowest rank first, the leftmost on ties. It is
+// current if the token at start still has a pair of that rank: the pair
+// starting at start only ever grows, and a longer string is another token
+// with another rank. live counts the current candidates, so that the
+// stale ones left in the heap once they are all merged are not popped one
+// by one. Offsets are int32: a piece lies in one document, far below 2 GiB
+// (Chunk spans are uint32 already).
+func heapMerge(ranks map[string]int, piece string, bounds []int) []int {
+	n := int32(len(piece))
+	// One struct per token rather than three slices, because merges visit
+	// the piece in rank order, that is at random: one cache miss per visit
+	// rather than three.
+	tok := make([]mergeToken, n)
+	h := make(mergeHeap, 0, n)
+	for i := range n {
+		tok[i] = mergeToken{next: i + 1, prev: i - 1, pair: -1}
+		if i+1 < n {
+			if r, ok := ranks[piece[i:i+2]]; ok {
+				tok[i].pair = int32(r)
+				h = append(h, uint64(r)<<32|uint64(i))
+			}
+		}
+	}
+	h.init()
+	live := len(h)
+	// setPair records the pair of the token at start with the next one,
+	// which ends at end, and queues it if it has a rank.
+	setPair := func(start, end int32) {
+		if tok[start].pair >= 0 {
+			live--
+		}
+		tok[start].pair = -1
+		if r, ok := ranks[piece[start:end]]; ok {
+			tok[start].pair = int32(r)
+			live++
+			h.push(uint64(r)<<32 | uint64(start))
+		}
+	}
+	for live > 0 {
+		c := h.pop()
+		start := int32(uint32(c))
+		t := &tok[start]
+		if int64(t.pair) != int64(c>>32) {
+			continue // stale: that pair has grown or been merged away
+		}
+		// Merge the tokens at start and mid into one ending at end.
+		mid := t.next
+		end := tok[mid].next
+		t.next, tok[mid].next = end, -1
+		if tok[mid].pair >= 0 {
+			tok[mid].pair = -1
+			live--
+		}
+		if end < n {
+			tok[end].prev = start
+			setPair(start, tok[end].next)
+		} else {
+			t.pair = -1
+			live--
+		}
+		if p := t.prev; p >= 0 {
+			setPair(p, end)
+		}
+	}
+	for i := int32(0); i < n; i = tok[i].next {
+		bounds = append(bounds, int(i))
+	}
+	return append(bounds, int(n))
+}
+
+// mergeToken is a token of heapMerge's list: the starts of the next and
+// previous tokens (next is -1 once the token has been merged into the one
+// before it), and the rank of the token merged with the next one, or -1.
+type mergeToken struct {
+	next, prev, pair int32
+}
+
+// mergeHeap is a 4-ary min-heap of merge candidates: shallower than a
+// binary heap, so a sift touches fewer cache lines of a heap that, for a
+// megabyte-long piece, is far larger than the cache.
+type mergeHeap []uint64
+
+func (h mergeHeap) init() {
+	if len(h) < 2 {
+		return
+	}
+	for k := (len(h) - 2) / 4; k >= 0; k-- {
+		h.down(k)
+	}
+}
+
+func (h *mergeHeap) push(c uint64) {
+	*h = append(*h, c)
+	s := *h
+	k := len(s) - 1
+	for k > 0 {
+		p := (k - 1) / 4
+		if s[p] <= c {
+			break
+		}
+		s[k] = s[p]
+		k = p
+	}
+	s[k] = c
+}
+
+func (h *mergeHeap) pop() uint64 {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	if last > 0 {
+		h.down(0)
+	}
+	return top
+}
+
+func (h mergeHeap) down(k int) {
+	c := h[k]
+	for {
+		first := 4*k + 1
+		if first >= len(h) {
+			break
+		}
+		m := first
+		for j := first + 1; j < first+4 && j < len(h); j++ {
+			if h[j] < h[m] {
+				m = j
+			}
+		}
+		if h[m] >= c {
+			break
+		}
+		h[k] = h[m]
+		k = m
+	}
+	h[k] = c
 }
 
 func pairRank(ranks map[string]int, piece string, start, end int) int {
