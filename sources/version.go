@@ -36,7 +36,9 @@ func (v *Versioned) Name() string { return v.src.Name() }
 
 // Run implements streams.Source. The document is written before its new
 // version is recorded: a crash in between re-emits the same version, which
-// downstream ids make idempotent; the other order could lose it.
+// downstream ids make idempotent; the other order could lose it. A document
+// whose record would exceed the runner's size limit fails the call, before
+// anything is written, with an error wrapping streams.ErrTooLarge.
 func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
 	return v.src.Run(ctx, func(ctx context.Context, recs ...streams.Record) error {
 		var keep []streams.Record
@@ -62,6 +64,15 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 				return err
 			}
 			r.Value = b
+			// This is the record the runner will produce, so its size is
+			// final here: refuse it now, naming the document, rather than
+			// let the runner refuse the batch with only a byte count. The
+			// error wraps streams.ErrTooLarge, as the runner's does, so a
+			// source handles both alike (sources/dir skips the file).
+			if n := recordBytes(r); n > maxRecordBytes {
+				return fmt.Errorf("%w: document %s (%s) is a %d-byte record, over the %d-byte limit",
+					streams.ErrTooLarge, d.DocID, d.URI, n, maxRecordBytes)
+			}
 			keep = append(keep, r)
 			seen = append(seen, &d)
 		}
@@ -81,6 +92,19 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 		v.Emitted.Add(int64(len(seen)))
 		return v.state.Flush(ctx)
 	})
+}
+
+// maxRecordBytes is the largest record the runner produces (streams'
+// unexported maxRecordBytes; TestRecordLimitMatchesRunner pins the two).
+const maxRecordBytes = streams.MaxBatchBytes - 64<<10
+
+// recordBytes is the size the runner checks: key, value and headers.
+func recordBytes(r streams.Record) int {
+	n := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
 }
 
 func (v *Versioned) last(docID string) (uint32, string) {

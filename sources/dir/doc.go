@@ -8,8 +8,13 @@
 // dropped, block elements become paragraphs, headings, lists and tables
 // become their Markdown forms) so that chunking treats every format alike.
 //
-// Malformed input is never fatal (ARCHITECTURE §10): binary, invalid UTF-8,
-// empty and oversized files are skipped with a warning and counted. It must
+// Malformed input is never fatal (ARCHITECTURE §10): binary (a NUL byte, or
+// more than 10% control characters), invalid UTF-8, empty and oversized
+// files are skipped with a warning naming the file and the reason, and
+// counted. Oversized means larger than max_bytes, or a document whose
+// encoded record would not fit one Kafka record (escaping can make a 4 MiB
+// file a 24 MB record); a record that emit still refuses as too large
+// (streams.ErrTooLarge) skips its file, not the rest of the folder. It must
 // not follow symbolic links, must not modify the folder, and must not import
 // processors or sinks. PDF and JSONL belong to their own sources.
 package dir

@@ -30,8 +30,19 @@ const SourceName = "dir"
 const (
 	DefaultPollInterval = 5 * time.Second
 	DefaultDomain       = "general"
-	DefaultMaxBytes     = 4 << 20 // 4 MiB: its event must fit one Kafka record (streams.MaxBatchBytes)
+	// DefaultMaxBytes bounds what one file may cost to read and convert.
+	// It does not make the document fit a Kafka record: JSON escaping can
+	// grow text up to six times ("<" becomes \u003c), so the encoded
+	// record is checked on its own against maxRecordBytes.
+	DefaultMaxBytes = 4 << 20
 )
+
+// maxRecordBytes is the largest record the engine produces: the runner
+// (streams, unexported maxRecordBytes) refuses anything bigger with
+// streams.ErrTooLarge. Checking it here lets the source skip and name the
+// file instead of failing the whole batch; TestRecordLimitMatchesRunner
+// fails if the two drift apart.
+const maxRecordBytes = streams.MaxBatchBytes - 64<<10
 
 // Reasons a file is skipped; Run logs them and counts them in Stats.
 var (
@@ -39,6 +50,9 @@ var (
 	ErrEmpty       = errors.New("file has no text")
 	ErrBinary      = errors.New("file is binary")
 	ErrInvalidUTF8 = errors.New("file is not valid UTF-8")
+	// ErrRecordTooLarge is a file under MaxBytes whose event is still too
+	// large for one Kafka record.
+	ErrRecordTooLarge = errors.New("document too large for one Kafka record")
 )
 
 // Config configures the folder source.
@@ -65,12 +79,15 @@ type Stats struct {
 
 // Source reads a folder. It implements streams.Source.
 type Source struct {
-	cfg     Config
-	root    string
-	log     *slog.Logger
-	seen    map[string]fileState // by absolute path, owned by Run
-	emitted atomic.Int64
-	skipped atomic.Int64
+	cfg  Config
+	root string
+	log  *slog.Logger
+	seen map[string]fileState // by absolute path, owned by Run
+	// maxRecord is maxRecordBytes; tests lower or raise it to reach both
+	// the source's own check and the emit-side rejection.
+	maxRecord int
+	emitted   atomic.Int64
+	skipped   atomic.Int64
 }
 
 // fileState is what a scan remembers of a file to notice changes cheaply:
@@ -111,7 +128,7 @@ func New(cfg Config, log *slog.Logger) (*Source, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState)}, nil
+	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState), maxRecord: maxRecordBytes}, nil
 }
 
 // Name implements streams.Source.
@@ -151,21 +168,39 @@ func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.
 // amortise the durable write, small enough to bound memory.
 const batchSize = 64
 
+// pendingFile is a record of the current batch and what to remember of its
+// file once the record is written.
+type pendingFile struct {
+	path string
+	st   fileState
+	raw  int // bytes read from the file, for the warning if it is refused
+}
+
 func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
 	var recs []streams.Record
-	pending := make(map[string]fileState)
+	var pending []pendingFile
 	flush := func() error {
 		if len(recs) == 0 {
 			return nil
 		}
-		if err := emit(ctx, recs...); err != nil {
+		err := emit(ctx, recs...)
+		if errors.Is(err, streams.ErrTooLarge) {
+			// Something downstream (sources.Versioned, the runner) still
+			// found a record too large, though the check below passed: a
+			// re-encoding can add a few bytes. Nothing of the batch was
+			// written, and the error does not say which record it was, so
+			// write them one by one and skip only the one refused.
+			err = s.emitEach(ctx, emit, recs, pending)
+		} else if err == nil {
+			s.emitted.Add(int64(len(recs)))
+			for _, p := range pending {
+				s.seen[p.path] = p.st
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("dir: emit: %w", err)
 		}
-		s.emitted.Add(int64(len(recs)))
-		for p, st := range pending {
-			s.seen[p] = st
-		}
-		recs, pending = recs[:0], make(map[string]fileState)
+		recs, pending = recs[:0], pending[:0]
 		return nil
 	}
 	present := make(map[string]bool)
@@ -199,12 +234,16 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		if known && prev.mod.Equal(st.mod) && prev.size == st.size {
 			return nil
 		}
-		doc, err := s.read(path, info)
-		if err != nil {
-			s.log.Warn("file skipped", "path", path, "reason", err)
+		skip := func(reason error, attrs ...any) error {
+			s.log.Warn("file skipped", append([]any{"path", path, "reason", reason}, attrs...)...)
 			s.skipped.Add(1)
+			st.hash = ""
 			s.seen[path] = st // warn once per version of a bad file
 			return nil
+		}
+		doc, raw, err := s.read(path, info)
+		if err != nil {
+			return skip(err)
 		}
 		st.hash = doc.ContentHash
 		if known && prev.hash == st.hash {
@@ -213,10 +252,18 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		}
 		b, err := schemas.Encode(doc)
 		if err != nil {
-			return fmt.Errorf("dir: cannot encode %s: %w", path, err)
+			// Only odd metadata fails here (a modification time past year
+			// 9999); it is this file's problem, not the folder's.
+			return skip(fmt.Errorf("cannot encode: %w", err))
 		}
-		recs = append(recs, streams.Record{Topic: streams.TopicDocuments, Key: []byte(doc.DocID), Value: b})
-		pending[path] = st
+		rec := streams.Record{Topic: streams.TopicDocuments, Key: []byte(doc.DocID), Value: b}
+		// The check is on the record as produced, not on the file: escaping
+		// makes a 3.8 MiB file of "<" a 23 MB record.
+		if n := recordBytes(rec); n > s.maxRecord {
+			return skip(ErrRecordTooLarge, "raw_bytes", raw, "encoded_bytes", n, "limit_bytes", s.maxRecord)
+		}
+		recs = append(recs, rec)
+		pending = append(pending, pendingFile{path: path, st: st, raw: raw})
 		if len(recs) >= batchSize {
 			return flush()
 		}
@@ -236,6 +283,38 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 	return nil
 }
 
+// emitEach writes recs one at a time after their batch was refused as too
+// large: a record refused again is skipped with a warning naming its file,
+// so that one file never stops the others. Any other error is returned.
+func (s *Source) emitEach(ctx context.Context, emit func(context.Context, ...streams.Record) error, recs []streams.Record, pending []pendingFile) error {
+	for i, r := range recs {
+		p := pending[i]
+		err := emit(ctx, r)
+		switch {
+		case errors.Is(err, streams.ErrTooLarge):
+			s.log.Warn("file skipped", "path", p.path, "reason", err, "raw_bytes", p.raw, "encoded_bytes", recordBytes(r))
+			s.skipped.Add(1)
+			p.st.hash = "" // as for any skipped file: retried when it changes
+		case err != nil:
+			return err
+		default:
+			s.emitted.Add(1)
+		}
+		s.seen[p.path] = p.st
+	}
+	return nil
+}
+
+// recordBytes is the size the runner checks against its limit: key, value
+// and headers.
+func recordBytes(r streams.Record) int {
+	n := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
+}
+
 func mimeOf(path string) string {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".md", ".markdown":
@@ -249,52 +328,32 @@ func mimeOf(path string) string {
 }
 
 // read loads and converts one file. Text is the readable text (HTML reduced
-// to it); MIME names the file's original format.
-func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, error) {
+// to it); MIME names the file's original format. It also returns the number
+// of bytes read, for the warning when the document turns out too large.
+func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, int, error) {
 	if info.Size() > s.cfg.MaxBytes {
-		return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, info.Size())
+		return nil, 0, fmt.Errorf("%w (%d bytes)", ErrTooLarge, info.Size())
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	// The limit guards against a file that grew since the stat.
 	raw, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if int64(len(raw)) > s.cfg.MaxBytes {
-		return nil, ErrTooLarge
-	}
-	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
-	switch {
-	case len(bytes.TrimSpace(raw)) == 0:
-		return nil, ErrEmpty
-	case bytes.IndexByte(raw, 0) >= 0:
-		return nil, ErrBinary
-	case !utf8.Valid(raw):
-		return nil, ErrInvalidUTF8
+		return nil, 0, ErrTooLarge
 	}
 	mime := mimeOf(path)
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	var title, text string
-	switch mime {
-	case "text/html":
-		if title, text, err = htmlText(raw); err != nil {
-			return nil, fmt.Errorf("cannot parse HTML: %w", err)
-		}
-	case "text/markdown":
-		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
-		title = markdownTitle(text)
-	default:
-		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
-	}
-	if strings.TrimSpace(text) == "" {
-		return nil, ErrEmpty
+	title, text, err := extract(mime, raw)
+	if err != nil {
+		return nil, 0, err
 	}
 	if title == "" {
-		title = base
+		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	sum := sha256.Sum256([]byte(text))
 	d := &schemas.DocumentVersion{
@@ -312,7 +371,82 @@ func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, 
 		Metadata:    map[string]string{"path": path},
 	}
 	schemas.Stamp(d, schemas.ID(d.DocID, d.ContentHash))
-	return d, nil
+	return d, len(raw), nil
+}
+
+// extract checks a file's bytes and converts them to the document's title
+// ("" when the format has none) and text, by MIME type. It is the whole
+// conversion, kept apart from file access so that it can be fuzzed.
+func extract(mime string, raw []byte) (title, text string, err error) {
+	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "", "", ErrEmpty
+	}
+	if err := sniff(raw); err != nil {
+		return "", "", err
+	}
+	switch mime {
+	case "text/html":
+		if title, text, err = htmlText(raw); err != nil {
+			return "", "", fmt.Errorf("cannot parse HTML: %w", err)
+		}
+	case "text/markdown":
+		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
+		title = markdownTitle(text)
+	default:
+		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", "", ErrEmpty
+	}
+	return title, text, nil
+}
+
+// maxControlPercent is the share of control characters above which text
+// that is valid UTF-8 is taken for binary. Prose has none besides tab, line
+// feed, carriage return and form feed; a log with colour codes has an ESC
+// every few dozen characters (2-5%). Data that is not text but has no NUL is
+// far above: the reported file of \x01 bytes is 100%, random 7-bit bytes
+// 23% (29 of the 128 values). 10% sits between the two, so a stray control
+// character or a few colour codes never cost a document.
+const maxControlPercent = 10
+
+// sniff returns why raw is not text, or nil: a NUL byte (no text format
+// uses it, most binary ones do), invalid UTF-8, or too many control
+// characters (maxControlPercent).
+func sniff(raw []byte) error {
+	if bytes.IndexByte(raw, 0) >= 0 {
+		return fmt.Errorf("%w: contains a NUL byte", ErrBinary)
+	}
+	if !utf8.Valid(raw) {
+		return ErrInvalidUTF8
+	}
+	var runes, controls int
+	for i := 0; i < len(raw); runes++ {
+		r, n := rune(raw[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(raw[i:])
+		}
+		if isControl(r) {
+			controls++
+		}
+		i += n
+	}
+	if controls*100 > runes*maxControlPercent {
+		return fmt.Errorf("%w: %d of %d characters are control characters", ErrBinary, controls, runes)
+	}
+	return nil
+}
+
+// isControl reports the C0 and C1 controls and DEL (unicode.IsControl),
+// except the four that text uses for layout: tab, line feed, carriage
+// return and form feed (page breaks in plain-text documents).
+func isControl(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r', '\f':
+		return false
+	}
+	return r < 0x20 || 0x7f <= r && r <= 0x9f
 }
 
 // markdownTitle is the text of the first heading line ("# Title").
