@@ -41,6 +41,11 @@ type Config struct {
 	// HTTPMetricsPublic serves /metrics without the token, for a Prometheus
 	// that cannot send one.
 	HTTPMetricsPublic bool      `yaml:"http_metrics_public" help:"serve /metrics without the bearer token"`
+	// HTTPReadTimeout bounds reading a request (headers and body) and
+	// HTTPIdleTimeout an idle keep-alive connection: a slow or idle client
+	// cannot hold a connection for ever.
+	HTTPReadTimeout time.Duration `yaml:"http_read_timeout" help:"longest a client may take to send a request"`
+	HTTPIdleTimeout time.Duration `yaml:"http_idle_timeout" help:"how long an idle keep-alive connection is kept"`
 	SQL               SQLConfig `yaml:"sql"`
 }
 
@@ -84,8 +89,10 @@ func defaultConfig() Config {
 		Kafka:   streams.KafkaConfig{Partitions: 4},
 		Demo:    DemoConfig{Seed: 1, Periods: 0, Interval: 20 * time.Second},
 		Log:     LogConfig{Level: "info"},
+		HTTPReadTimeout: 30 * time.Second,
+		HTTPIdleTimeout: 60 * time.Second,
 		SQL: SQLConfig{Timeout: 30 * time.Second, MaxMemoryMB: 1024, MaxResultRows: 1_000_000, MaxResultMB: 64,
-			Databases: []string{"robustream", "system", "information_schema", "INFORMATION_SCHEMA"}, MaxConcurrency: 1},
+			Databases: []string{"robustream", "system", "information_schema", "INFORMATION_SCHEMA"}, MaxConcurrency: 2},
 	}
 }
 
@@ -97,6 +104,14 @@ func (c *Config) Validate() []error {
 	}
 	if c.HTTP != "" && !strings.Contains(c.HTTP, ":") {
 		errs = append(errs, fmt.Errorf("http: %q is not host:port", c.HTTP))
+	}
+	for _, d := range []struct {
+		path string
+		v    time.Duration
+	}{{"http_read_timeout", c.HTTPReadTimeout}, {"http_idle_timeout", c.HTTPIdleTimeout}} {
+		if d.v < 100*time.Millisecond || d.v > time.Hour {
+			errs = append(errs, fmt.Errorf("%s: %s must be between 100ms and 1h", d.path, d.v))
+		}
 	}
 	for _, s := range c.Stages {
 		if !knownStage(s) {

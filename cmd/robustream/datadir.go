@@ -65,6 +65,14 @@ func lockDataDir(dir string, parts ...string) error {
 		}
 		held[path] = f
 	}
+	// A data dir that existed already (made by hand, or by an older
+	// version) becomes private too; only now, with the locks held, so that
+	// a refused process changes nothing.
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("data dir: cannot make %s private: %w", dir, err)
+		}
+	}
 	return nil
 }
 

@@ -207,11 +207,11 @@ func (s *server) serve(ctx context.Context) error {
 		Handler: s.handler(),
 		// A client that sends its headers or body slowly, or keeps an idle
 		// connection open, cannot hold a connection for ever.
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, s.e.cfg.HTTPReadTimeout),
+		ReadTimeout:       s.e.cfg.HTTPReadTimeout,
 		// Room for the longest SQL query and its output.
 		WriteTimeout:   s.e.cfg.SQL.Timeout + 30*time.Second,
-		IdleTimeout:    60 * time.Second,
+		IdleTimeout:    s.e.cfg.HTTPIdleTimeout,
 		MaxHeaderBytes: 64 << 10,
 	}
 	go func() {

@@ -23,10 +23,12 @@ type chdbReader struct {
 	owner *chdbEngine // holds a reference on the instance while open
 	lim   Limits
 	free  chan *chdbConn
-	all   []*chdbConn
+	conns int // connections in the pool, free or in use
 	ctlMu sync.Mutex
 	ctl   *chdbConn
 	seq   atomic.Uint64
+	// open makes a new read-only session (see renew).
+	open func() (*chdbConn, error)
 	// tag makes query markers unique across processes sharing nothing but
 	// a log: only this engine's queries appear in its system.processes.
 	tag    string
@@ -67,13 +69,14 @@ func (e *chdbEngine) ReadOnly(ctx context.Context, lim Limits) (Reader, error) {
 	for _, s := range lim.settings() {
 		session = append(session, "SET "+s)
 	}
+	r.open = func() (*chdbConn, error) { return open(session) }
 	var err error
 	for range lim.Concurrency {
 		var c *chdbConn
-		if c, err = open(session); err != nil {
+		if c, err = r.open(); err != nil {
 			break
 		}
-		r.all = append(r.all, c)
+		r.conns++
 		r.free <- c
 	}
 	if err == nil {
@@ -100,12 +103,19 @@ func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, e
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no free read-only connection: %w", ctx.Err())
 	}
-	defer func() { r.free <- c }()
+	failed := false
+	defer func() {
+		if failed {
+			c = r.renew(c)
+		}
+		r.free <- c
+	}()
 
 	// The engine's parser decides what the statement is; EXPLAIN AST runs
 	// nothing (see readonly.go).
 	ast, err := c.query("EXPLAIN AST "+query, "TabSeparatedRaw")
 	if err != nil {
+		failed = true
 		return nil, err
 	}
 	if err := checkAST(string(ast), r.lim.Databases); err != nil {
@@ -126,22 +136,37 @@ func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, e
 	}()
 	select {
 	case res := <-done:
+		failed = res.err != nil
 		return res.out, res.err
 	case <-ctx.Done():
 		// The caller went away or its deadline passed: stop the statement
 		// rather than let it hold a connection and the cores; the
-		// connection goes back to the pool once it has returned.
+		// connection is replaced once it has returned.
 		r.kill(marker)
 		<-done
-		// chDB lists a killed statement (as cancelled, using no CPU) until
-		// its connection runs the next one: run that now, so that
-		// system.processes shows what is really running.
-		_, _ = c.query("SELECT 1", "TabSeparated")
+		failed = true
 		return nil, fmt.Errorf("query stopped: %w", ctx.Err())
 	}
 }
 
-// kill asks the engine to cancel the statement carrying marker.
+// renew replaces a connection whose statement failed. chDB 26.5 hands the
+// partial output of a statement that failed mid-stream (a result limit, a
+// kill) to the next statement of the same connection, and lists a killed
+// statement in system.processes until the connection runs another: a fresh
+// session has neither. If no new session can be made, the old connection is
+// kept, cleared by one throw-away statement.
+func (r *chdbReader) renew(c *chdbConn) *chdbConn {
+	fresh, err := r.open()
+	if err != nil {
+		_, _ = c.query("SELECT 1", "TabSeparated")
+		return c
+	}
+	c.close()
+	return fresh
+}
+
+// kill asks the engine to cancel the statements whose text starts with
+// marker.
 func (r *chdbReader) kill(marker string) {
 	r.ctlMu.Lock()
 	defer r.ctlMu.Unlock()
@@ -156,9 +181,10 @@ func (r *chdbReader) Close() error {
 		return nil
 	}
 	var errs []error
-	// Wait for every connection to be free: a query in flight finishes (or
-	// its caller's context kills it) first.
-	for range r.all {
+	// Stop what is running (a shutdown must not wait for a query's time
+	// limit), then wait for every connection to be free.
+	r.kill(fmt.Sprintf("/* robustream-sql %s-", r.tag))
+	for range r.conns {
 		c := <-r.free
 		c.close()
 	}
@@ -174,5 +200,5 @@ func (r *chdbReader) Close() error {
 
 // String describes the path for logs.
 func (r *chdbReader) String() string {
-	return fmt.Sprintf("chDB read-only sessions ×%d (%s)", len(r.all), strings.Join(r.lim.settings(), ", "))
+	return fmt.Sprintf("chDB read-only sessions ×%d (%s)", r.conns, strings.Join(r.lim.settings(), ", "))
 }

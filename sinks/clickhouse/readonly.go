@@ -37,7 +37,7 @@ type Limits struct {
 // DefaultLimits are the limits of the SQL API unless configured.
 func DefaultLimits() Limits {
 	return Limits{Timeout: 30 * time.Second, MaxMemoryBytes: 1 << 30, MaxResultRows: 1_000_000, MaxResultBytes: 64 << 20,
-		Databases: []string{Database, "system", "information_schema", "INFORMATION_SCHEMA"}, Concurrency: 1}
+		Databases: []string{Database, "system", "information_schema", "INFORMATION_SCHEMA"}, Concurrency: 2}
 }
 
 func (l Limits) withDefaults() Limits {
