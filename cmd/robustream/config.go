@@ -40,13 +40,13 @@ type Config struct {
 	HTTPHosts []string `yaml:"http_allowed_hosts" help:"extra Host header values accepted besides the bound address, e.g. robustream.internal:8080"`
 	// HTTPMetricsPublic serves /metrics without the token, for a Prometheus
 	// that cannot send one.
-	HTTPMetricsPublic bool      `yaml:"http_metrics_public" help:"serve /metrics without the bearer token"`
+	HTTPMetricsPublic bool `yaml:"http_metrics_public" help:"serve /metrics without the bearer token"`
 	// HTTPReadTimeout bounds reading a request (headers and body) and
 	// HTTPIdleTimeout an idle keep-alive connection: a slow or idle client
 	// cannot hold a connection for ever.
 	HTTPReadTimeout time.Duration `yaml:"http_read_timeout" help:"longest a client may take to send a request"`
 	HTTPIdleTimeout time.Duration `yaml:"http_idle_timeout" help:"how long an idle keep-alive connection is kept"`
-	SQL               SQLConfig `yaml:"sql"`
+	SQL             SQLConfig     `yaml:"sql"`
 }
 
 // SQLConfig bounds the read-only SQL path (/api/sql, and sql/report against
@@ -83,12 +83,12 @@ type LogConfig struct {
 
 func defaultConfig() Config {
 	return Config{
-		DataDir: "data",
-		HTTP:    "127.0.0.1:8080",
-		Source:  "demo",
-		Kafka:   streams.KafkaConfig{Partitions: 4},
-		Demo:    DemoConfig{Seed: 1, Periods: 0, Interval: 20 * time.Second},
-		Log:     LogConfig{Level: "info"},
+		DataDir:         "data",
+		HTTP:            "127.0.0.1:8080",
+		Source:          "demo",
+		Kafka:           streams.KafkaConfig{Partitions: 4},
+		Demo:            DemoConfig{Seed: 1, Periods: 0, Interval: 20 * time.Second},
+		Log:             LogConfig{Level: "info"},
 		HTTPReadTimeout: 30 * time.Second,
 		HTTPIdleTimeout: 60 * time.Second,
 		SQL: SQLConfig{Timeout: 30 * time.Second, MaxMemoryMB: 1024, MaxResultRows: 1_000_000, MaxResultMB: 64,
