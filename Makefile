@@ -25,11 +25,13 @@ run: build
 
 # test: vet, then every package's tests. scripts/test.sh starts a private
 # clickhouse-server for the server-mode tests when one is installed and
-# ROBUSTREAM_TEST_CLICKHOUSE is not already set.
+# ROBUSTREAM_TEST_CLICKHOUSE is not already set. Then every fuzz target for a
+# short, bounded time (scripts/fuzz.sh, ROBUSTREAM_FUZZTIME).
 test: setup
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	scripts/test.sh
+	scripts/fuzz.sh
 
 # bench: whole-pipeline figures against raw baselines measured in the same run.
 bench: build

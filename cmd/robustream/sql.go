@@ -15,15 +15,13 @@ import (
 	"github.com/robustream/robustream/sinks/clickhouse"
 )
 
-var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "log.level", "log.format", "http_token_env",
-	"sql.timeout", "sql.max_memory_mb", "sql.max_result_rows", "sql.max_result_mb", "sql.max_threads"}
+var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "log.level", "log.format", "http_token_env"}
 
 // querier runs read-only SQL: through a running engine's HTTP API when one
 // holds the data directory, else by opening the configured ClickHouse.
 type querier struct {
 	cfg    *Config
 	ch     clickhouse.Engine
-	ro     clickhouse.Reader
 	remote string
 }
 
@@ -40,22 +38,15 @@ func newQuerier(ctx context.Context, cfg *Config) (*querier, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The same read-only path and limits as the HTTP API: `sql` reads.
-	ro, err := ch.ReadOnly(ctx, sqlLimits(cfg.SQL))
-	if err != nil {
-		ch.Close()
-		unlockDataDir()
-		if strings.Contains(err.Error(), "UNKNOWN_DATABASE") {
-			return nil, fmt.Errorf("no robustream database in %s yet: run `robustream eval --once` or `robustream run` first", cfg.DataDir)
-		}
-		return nil, err
-	}
-	return &querier{cfg: cfg, ch: ch, ro: ro}, nil
+	// Opened directly, the engine is the user's own (their data dir, their
+	// server credentials): any statement runs, DDL included. Only the HTTP
+	// API, which any local process or web page could reach, is read-only.
+	return &querier{cfg: cfg, ch: ch}, nil
 }
 
 func (q *querier) query(ctx context.Context, sql, format string) ([]byte, error) {
-	if q.ro != nil {
-		return q.ro.Query(ctx, sql, format)
+	if q.ch != nil {
+		return q.ch.Query(ctx, sql, format)
 	}
 	u := "http://" + q.remote + "/api/sql?" + url.Values{"format": {format}}.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(sql))
@@ -82,7 +73,6 @@ func (q *querier) query(ctx context.Context, sql, format string) ([]byte, error)
 
 func (q *querier) close() {
 	if q.ch != nil {
-		q.ro.Close()
 		q.ch.Close()
 		unlockDataDir()
 	}
