@@ -55,7 +55,14 @@ func robustream(t *testing.T, args ...string) string {
 // is killed at the end of the test.
 func startRobustream(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
+	return startRobustreamEnv(t, nil, args...)
+}
+
+// startRobustreamEnv is startRobustream with extra environment variables.
+func startRobustreamEnv(t *testing.T, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

@@ -27,19 +27,7 @@ const testSecret = "TOPSECRET-7f3a9c"
 // waits until its HTTP port answers.
 func startEngineProcess(t *testing.T, addr string, env []string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"run", "--http", addr}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
+	cmd, out := startRobustreamEnv(t, env, append([]string{"run", "--http", addr}, args...)...)
 	_, port, _ := net.SplitHostPort(addr)
 	waitListening(t, "127.0.0.1:"+port, 2*time.Minute)
 	return cmd, out
