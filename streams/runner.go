@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -19,6 +21,11 @@ type Stage struct {
 	// Name is the stage name; the consumer group is GroupPrefix+Name.
 	Name   string
 	Inputs []string
+	// Outputs are the topics the processor may write. A record for any
+	// other topic is a bug in the processor: its input is dead-lettered
+	// with the reason instead of feeding a stage that does not expect it.
+	// Empty means unchecked (tests of the runner itself).
+	Outputs []string
 	// Exactly one of Processor and Sink is set.
 	Processor Processor
 	Sink      Sink
@@ -291,6 +298,9 @@ func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Rec
 			err = checkSizes(recs)
 		}
 		if err == nil {
+			err = checkOutputs(st, recs)
+		}
+		if err == nil {
 			return processed{recs: recs}
 		}
 		if ctx.Err() != nil {
@@ -388,6 +398,21 @@ func checkSizes(recs []Record) error {
 		}
 		if n > maxRecordBytes {
 			return Permanent(fmt.Errorf("%w: a %d-byte record for %s exceeds %d bytes", ErrTooLarge, n, r.Topic, maxRecordBytes))
+		}
+	}
+	return nil
+}
+
+// ErrUndeclaredOutput marks a record for a topic its stage did not declare.
+var ErrUndeclaredOutput = errors.New("record for an undeclared topic")
+
+func checkOutputs(st *Stage, recs []Record) error {
+	if len(st.Outputs) == 0 {
+		return nil
+	}
+	for _, r := range recs {
+		if !slices.Contains(st.Outputs, r.Topic) {
+			return Permanent(fmt.Errorf("%w: stage %s wrote to %s (declared: %s)", ErrUndeclaredOutput, st.Name, r.Topic, strings.Join(st.Outputs, ", ")))
 		}
 	}
 	return nil

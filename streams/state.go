@@ -10,8 +10,6 @@ import (
 	"github.com/segmentio/kafka-go"
 )
 
-// changelogPrefix names the compacted topics that back keyed state.
-const changelogPrefix = "rs.state."
 
 func isChangelog(topic string) bool { return strings.HasPrefix(topic, changelogPrefix) }
 

@@ -7,21 +7,6 @@ import (
 	"time"
 )
 
-// Topic names of section 3. Their keys are chosen so that everything a keyed
-// stage must see together lands in one partition.
-const (
-	TopicDocuments    = "rs.documents"
-	TopicChunks       = "rs.chunks"
-	TopicTriplets     = "rs.triplets"
-	TopicQuestions    = "rs.questions"
-	TopicVariants     = "rs.variants"
-	TopicEvalRequests = "rs.eval.requests"
-	TopicEvalResults  = "rs.eval.results"
-	TopicOutcomes     = "rs.outcomes"
-	TopicAlerts       = "rs.alerts"
-	TopicDLQ          = "rs.dlq"
-)
-
 // Header is a Kafka record header.
 type Header struct {
 	Key   string

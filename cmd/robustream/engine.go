@@ -156,11 +156,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 	return e, nil
 }
 
-func allTopics() []string {
-	return []string{streams.TopicDocuments, streams.TopicChunks, streams.TopicTriplets, streams.TopicQuestions,
-		streams.TopicVariants, streams.TopicEvalRequests, streams.TopicEvalResults, streams.TopicOutcomes,
-		streams.TopicAlerts, streams.TopicDLQ}
-}
+func allTopics() []string { return streams.TopicNames() }
 
 func openClickHouse(ctx context.Context, cfg *Config) (clickhouse.Engine, error) {
 	if cfg.ClickHouse.URL == "" {
@@ -202,6 +198,9 @@ func (e *engine) close() {
 
 // stages builds the named stages (all when empty).
 func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, error) {
+	if err := checkTopology(registry()); err != nil {
+		return nil, nil, err
+	}
 	var out []streams.Stage
 	inputs := map[string][]string{}
 	for _, spec := range selectStages(names) {

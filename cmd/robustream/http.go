@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/robustream/robustream/sinks/clickhouse"
+	"github.com/robustream/robustream/streams"
 )
 
 //go:embed web/index.html
@@ -235,7 +236,7 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if _, err := s.e.kafka.EndOffsets(ctx, "rs.documents"); err != nil {
+	if _, err := s.e.kafka.EndOffsets(ctx, streams.TopicDocuments); err != nil {
 		http.Error(w, "kafka: "+err.Error(), http.StatusServiceUnavailable)
 		return
 	}

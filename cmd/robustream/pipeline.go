@@ -25,23 +25,54 @@ import (
 	"github.com/robustream/robustream/streams"
 )
 
-// stageSpec is one entry of the stage registry: its inputs and how to build
-// it. The registry is explicit (no init side effects): this table is the
-// pipeline.
+// stageSpec is one entry of the stage registry: the topics it reads and
+// writes, and how to build it. The registry is explicit (no init side
+// effects): this table, with streams.Topology, is the pipeline.
 type stageSpec struct {
-	name   string
-	inputs []string
-	build  func(e *engine) (streams.Stage, error)
+	name    string
+	inputs  []string
+	outputs []string
+	build   func(e *engine) (streams.Stage, error)
 }
 
-func processorStage(name, input string, build func(e *engine) (streams.Processor, error)) stageSpec {
-	return stageSpec{name: name, inputs: []string{input}, build: func(e *engine) (streams.Stage, error) {
+func processorStage(name, input, output string, build func(e *engine) (streams.Processor, error)) stageSpec {
+	return stageSpec{name: name, inputs: []string{input}, outputs: []string{output}, build: func(e *engine) (streams.Stage, error) {
 		p, err := build(e)
 		if err != nil {
 			return streams.Stage{}, fmt.Errorf("stage %s: %w", name, err)
 		}
-		return streams.Stage{Name: name, Inputs: []string{input}, Processor: p}, nil
+		return streams.Stage{Name: name, Inputs: []string{input}, Outputs: []string{output}, Processor: p}, nil
 	}}
+}
+
+// externalOutputs are the topics written from outside the stage registry:
+// documents by the sources (run --source, eval --source, or another process
+// in cluster mode), and alerts, which no stage of this build writes yet (the
+// drift stage will); its sink stores what an external job produces.
+var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
+
+// checkTopology verifies that every input of every stage has a producer: a
+// stage of the registry or a source. A stage added with an input nobody
+// writes would wait for ever with zero lag; this says so at start-up.
+func checkTopology(specs []stageSpec) error {
+	produced := map[string]bool{}
+	for _, t := range externalOutputs {
+		produced[t] = true
+	}
+	for _, sp := range specs {
+		for _, t := range sp.outputs {
+			produced[t] = true
+		}
+	}
+	var errs []error
+	for _, sp := range specs {
+		for _, t := range sp.inputs {
+			if !produced[t] {
+				errs = append(errs, fmt.Errorf("stage %s reads %s, which no stage or source writes", sp.name, t))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func sinkStage(topic string) stageSpec {
@@ -59,30 +90,31 @@ func sinkStage(topic string) stageSpec {
 // registry lists every stage in pipeline order.
 func registry() []stageSpec {
 	specs := []stageSpec{
-		processorStage(chunk.StageName, streams.TopicDocuments, func(*engine) (streams.Processor, error) {
+		processorStage(chunk.StageName, streams.TopicDocuments, streams.TopicChunks, func(*engine) (streams.Processor, error) {
 			return chunk.NewStage(chunk.Config{})
 		}),
-		processorStage(triplet.StageName, streams.TopicChunks, func(*engine) (streams.Processor, error) {
+		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
 			return triplet.NewStage(triplet.Config{})
 		}),
-		processorStage(question.StageName, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
+		processorStage(question.StageName, streams.TopicTriplets, streams.TopicQuestions, func(*engine) (streams.Processor, error) {
 			return question.NewStage(question.Config{})
 		}),
-		processorStage(perturb.StageName, streams.TopicQuestions, func(e *engine) (streams.Processor, error) {
+		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
 			st := perturb.NewStage(perturb.Config{Logger: e.log})
 			e.exposeSkipped(st)
 			return st, nil
 		}),
-		processorStage(fanout.StageName, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
+		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
 			return fanout.NewStage(fanout.Config{Models: e.models.ids()})
 		}),
-		processorStage(reader.StageName, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
+		processorStage(reader.StageName, streams.TopicEvalRequests, streams.TopicEvalResults, func(e *engine) (streams.Processor, error) {
 			return reader.NewStage(reader.Config{Models: e.models.byID})
 		}),
-		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, build: func(e *engine) (streams.Stage, error) {
+		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, outputs: []string{streams.TopicOutcomes}, build: func(e *engine) (streams.Stage, error) {
 			st := streams.NewState(e.kafka, pair.StageName)
 			e.pairState = st
-			return streams.Stage{Name: pair.StageName, Inputs: []string{streams.TopicEvalResults}, Processor: pair.NewStage(st), State: st}, nil
+			return streams.Stage{Name: pair.StageName, Inputs: []string{streams.TopicEvalResults}, Outputs: []string{streams.TopicOutcomes},
+				Processor: pair.NewStage(st), State: st}, nil
 		}},
 	}
 	for _, t := range clickhouse.Topics() {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/robustream/robustream/sinks/clickhouse"
+	"github.com/robustream/robustream/streams"
 )
 
 var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "log.level", "log.format", "http_token_env"}
@@ -193,12 +194,12 @@ func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took
 	if len(c) < 7 {
 		return fmt.Errorf("unexpected summary row %q", counts)
 	}
-	dlq, err := e.kafka.EndOffsets(ctx, "rs.dlq")
+	dlq, err := e.kafka.EndOffsets(ctx, streams.TopicDLQ)
 	if err != nil {
 		return err
 	}
 	var dead int64
-	for _, n := range dlq["rs.dlq"] {
+	for _, n := range dlq[streams.TopicDLQ] {
 		dead += n
 	}
 	pending := e.openPairings

@@ -16,27 +16,17 @@ import (
 	"github.com/sourcegraph/conc/iter"
 )
 
-// topicTables maps each topic a ClickHouse sink consumes to its raw table.
-var topicTables = map[string]string{
-	streams.TopicDocuments:   "documents",
-	streams.TopicChunks:      "chunks",
-	streams.TopicTriplets:    "triplets",
-	streams.TopicQuestions:   "questions",
-	streams.TopicVariants:    "variants",
-	streams.TopicEvalResults: "eval_results",
-	streams.TopicOutcomes:    "outcomes",
-	streams.TopicAlerts:      "alerts",
-}
-
-// TableForTopic returns the table the sink for topic writes, or "" if no
-// ClickHouse sink reads topic.
-func TableForTopic(topic string) string { return topicTables[topic] }
+// TableForTopic returns the table the sink for topic writes (from
+// streams.Topology), or "" if no ClickHouse sink reads topic.
+func TableForTopic(topic string) string { return streams.TableOf(topic) }
 
 // Topics lists the topics ClickHouse sinks consume, sorted.
 func Topics() []string {
-	out := make([]string, 0, len(topicTables))
-	for t := range topicTables {
-		out = append(out, t)
+	var out []string
+	for _, t := range streams.Topology {
+		if t.Table != "" {
+			out = append(out, t.Name)
+		}
 	}
 	sort.Strings(out)
 	return out
