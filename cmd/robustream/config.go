@@ -119,7 +119,7 @@ func (c *Config) Validate() []error {
 		}
 	}
 	if c.Source != "none" && c.Source != "" {
-		if _, err := parseSourceSpec(c.Source); err != nil {
+		if _, _, err := parseSourceSpec(c.Source); err != nil {
 			errs = append(errs, fmt.Errorf("source: %w", err))
 		}
 	}
@@ -145,8 +145,8 @@ func (c *Config) Validate() []error {
 	if c.Demo.Periods < 0 {
 		errs = append(errs, fmt.Errorf("demo.periods: %d must be ≥ 0 (0 = unbounded)", c.Demo.Periods))
 	}
-	sp, err := parseSourceSpec(c.Source)
-	switch demo := err == nil && sp.kind == "demo"; {
+	kind, _, err := parseSourceSpec(c.Source)
+	switch demo := err == nil && kind.name == "demo"; {
 	case demo && c.Demo.Interval < time.Second:
 		// The unbounded demo feed pauses this long between periods; with no
 		// pause it writes them back to back (nearly 1 GB in 20 s). A finite

@@ -17,9 +17,6 @@ import (
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/sinks/clickhouse"
-	"github.com/robustream/robustream/sources"
-	"github.com/robustream/robustream/sources/demo"
-	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -215,56 +212,6 @@ func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, e
 		inputs[spec.name] = spec.inputs
 	}
 	return out, inputs, nil
-}
-
-// sourceSpec is a parsed --source value.
-type sourceSpec struct {
-	kind, arg string
-}
-
-func parseSourceSpec(s string) (sourceSpec, error) {
-	kind, arg, _ := strings.Cut(s, ":")
-	switch kind {
-	case "demo":
-		return sourceSpec{kind: kind, arg: arg}, nil
-	case "dir":
-		if arg == "" {
-			return sourceSpec{}, errors.New("dir: needs a path (dir:PATH)")
-		}
-		return sourceSpec{kind: kind, arg: arg}, nil
-	case "jsonl", "rss", "kafka":
-		return sourceSpec{}, fmt.Errorf("%s: sources are not supported by this build yet (use demo or dir:PATH)", kind)
-	}
-	return sourceSpec{}, fmt.Errorf("unknown source %q (want demo or dir:PATH)", s)
-}
-
-// newSource builds the source of spec; finite makes an unbounded source
-// finite (eval --once).
-func (e *engine) newSource(ctx context.Context, spec string, finite bool) (*sources.Versioned, error) {
-	sp, err := parseSourceSpec(spec)
-	if err != nil {
-		return nil, err
-	}
-	var src streams.Source
-	switch sp.kind {
-	case "demo":
-		dc := demo.Config{Seed: e.cfg.Demo.Seed, Periods: e.cfg.Demo.Periods, Interval: e.cfg.Demo.Interval}
-		if finite && dc.Periods == 0 {
-			dc.Periods = 2
-		}
-		if src, err = demo.New(dc); err != nil {
-			return nil, err
-		}
-	case "dir":
-		if src, err = dir.New(dir.Config{Path: sp.arg, Watch: !finite}, e.log); err != nil {
-			return nil, err
-		}
-	}
-	st := streams.NewState(e.kafka, "source."+src.Name())
-	if err := st.RestoreAll(ctx); err != nil {
-		return nil, err
-	}
-	return sources.NewVersioned(src, st, e.kafka.Partitions()), nil
 }
 
 // engineInfo is written to <data-dir>/engine.json while an engine runs, so

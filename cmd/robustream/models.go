@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/robustream/robustream/processors/reader"
+)
+
+// modelSet is the set of models under test.
+type modelSet struct {
+	byID map[string]reader.Model
+}
+
+func (m modelSet) ids() []string {
+	ids := make([]string, 0, len(m.byID))
+	for id := range m.byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// modelsFile is the models.yaml format: a list of entries, each decoded by
+// the struct of its kind (see modelKinds), so that each kind has its own key
+// set.
+type modelsFile struct {
+	Models []yaml.Node `yaml:"models"`
+}
+
+// builtinModel is an entry of kind builtin: one of reader.Builtins().
+type builtinModel struct {
+	ID   string `yaml:"id"`
+	Kind string `yaml:"kind"`
+}
+
+// openaiModel is an entry of kind openai (an OpenAI-compatible API). This
+// build rejects the kind; its keys are declared already so that an entry
+// written for the inference client is checked key by key, and so that one of
+// these keys on a builtin entry is reported as not applying to that kind.
+type openaiModel struct {
+	ID                string        `yaml:"id"`
+	Kind              string        `yaml:"kind"`
+	BaseURL           string        `yaml:"base_url"`
+	Model             string        `yaml:"model"`
+	APIKeyEnv         string        `yaml:"api_key_env"`
+	Endpoint          string        `yaml:"endpoint"`
+	MaxInFlight       int           `yaml:"max_in_flight"`
+	RequestsPerSecond float64       `yaml:"requests_per_second"`
+	TokensPerSecond   float64       `yaml:"tokens_per_second"`
+	Timeout           time.Duration `yaml:"timeout"`
+	Temperature       float64       `yaml:"temperature"`
+	MaxTokens         int           `yaml:"max_tokens"`
+	BatchSize         int           `yaml:"batch_size"`
+}
+
+// ragEndpointModel is an entry of kind rag-endpoint (a RAG system behind an
+// HTTP endpoint); rejected by this build, declared for the same reasons as
+// openaiModel.
+type ragEndpointModel struct {
+	ID            string            `yaml:"id"`
+	Kind          string            `yaml:"kind"`
+	URL           string            `yaml:"url"`
+	Method        string            `yaml:"method"`
+	Headers       map[string]string `yaml:"headers"`
+	QuestionField string            `yaml:"question_field"`
+	AnswerField   string            `yaml:"answer_field"`
+	ContextsField string            `yaml:"contexts_field"`
+	Timeout       time.Duration     `yaml:"timeout"`
+	MaxInFlight   int               `yaml:"max_in_flight"`
+}
+
+// modelKind is one kind of models.yaml entry.
+type modelKind struct {
+	name string
+	// entry returns a pointer to a new entry struct; its yaml tags are the
+	// keys the kind accepts.
+	entry func() any
+	// build turns a decoded entry into a model; errors are named by at, the
+	// entry's path (models[i]).
+	build func(at string, entry any, builtins map[string]reader.Model) (reader.Model, error)
+}
+
+// modelKinds is the model-kind registry: adding a kind is a file defining
+// it and one line here.
+var modelKinds = []modelKind{builtinKind, openaiKind, ragEndpointKind}
+
+var builtinKind = modelKind{name: "builtin", entry: func() any { return new(builtinModel) },
+	build: func(at string, e any, builtins map[string]reader.Model) (reader.Model, error) {
+		id := e.(*builtinModel).ID
+		m, ok := builtins[id]
+		if !ok {
+			return nil, fmt.Errorf("%s.id: no built-in model %q (have %s)", at, id, strings.Join(modelSet{byID: builtins}.ids(), ", "))
+		}
+		return m, nil
+	}}
+
+// The inference client is not in this build: entries of these kinds are
+// checked key by key, then refused.
+var (
+	openaiKind      = modelKind{name: "openai", entry: func() any { return new(openaiModel) }, build: unsupportedKind("openai")}
+	ragEndpointKind = modelKind{name: "rag-endpoint", entry: func() any { return new(ragEndpointModel) }, build: unsupportedKind("rag-endpoint")}
+)
+
+func unsupportedKind(kind string) func(string, any, map[string]reader.Model) (reader.Model, error) {
+	return func(at string, _ any, _ map[string]reader.Model) (reader.Model, error) {
+		return nil, fmt.Errorf("%s.kind: %q endpoints are not supported by this build yet (only builtin)", at, kind)
+	}
+}
+
+// yamlKeys lists the keys of the struct v points to, from its yaml tags.
+func yamlKeys(v any) []string {
+	t := reflect.TypeOf(v).Elem()
+	keys := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		if k := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]; k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// loadModels reads models.yaml, or returns the built-in readers.
+func loadModels(path string) (modelSet, error) {
+	set, errs := readModels(path)
+	if len(errs) > 0 {
+		return modelSet{}, errors.Join(errs...)
+	}
+	return set, nil
+}
+
+// readModels reads models.yaml (the built-in readers when path is empty) and
+// reports every error in it at once, each prefixed with the file and the
+// entry's path, so that --dry-run and the engine say the same thing.
+func readModels(path string) (modelSet, []error) {
+	builtins := reader.Builtins()
+	if path == "" {
+		return modelSet{byID: builtins}, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return modelSet{}, []error{fmt.Errorf("models: %w", err)}
+	}
+	var errs []error
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("models %s: "+format, append([]any{path}, args...)...))
+	}
+	var f modelsFile
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		// A TypeError still decodes what it can (an unknown top-level key
+		// beside a valid list, say): report each of its lines and go on.
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			fail("%v", err)
+			return modelSet{}, errs
+		}
+		for _, e := range te.Errors {
+			fail("%s", e)
+		}
+	}
+	if len(f.Models) == 0 && len(errs) == 0 {
+		fail("models: no models listed (e.g. - {id: builtin:lexical, kind: builtin})")
+	}
+
+	kinds := modelKinds
+	var kindNames []string
+	keyKinds := map[string][]string{} // key → kinds that accept it
+	for _, k := range kinds {
+		kindNames = append(kindNames, k.name)
+		for _, key := range yamlKeys(k.entry()) {
+			keyKinds[key] = append(keyKinds[key], k.name)
+		}
+	}
+	set := modelSet{byID: map[string]reader.Model{}}
+	firstAt := map[string]int{} // id → index of the entry that declared it first
+	for i, n := range f.Models {
+		at := fmt.Sprintf("models[%d]", i)
+		if n.Kind != yaml.MappingNode {
+			fail("%s: want a mapping such as {id: builtin:lexical, kind: builtin} (line %d)", at, n.Line)
+			continue
+		}
+		var id, kindName string
+		var hasID, hasKind bool
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			switch n.Content[j].Value {
+			case "id":
+				id, hasID = n.Content[j+1].Value, true
+			case "kind":
+				kindName, hasKind = n.Content[j+1].Value, true
+			}
+		}
+		var kind *modelKind
+		for k := range kinds {
+			if kinds[k].name == kindName {
+				kind = &kinds[k]
+			}
+		}
+		switch {
+		case !hasKind:
+			fail("%s.kind: missing; known kinds: %s (line %d)", at, strings.Join(kindNames, ", "), n.Line)
+		case kind == nil:
+			fail("%s.kind: unknown kind %q; known kinds: %s (line %d)", at, kindName, strings.Join(kindNames, ", "), n.Line)
+		}
+		// Keys are checked by hand rather than by a strict decode of the
+		// entry so that the message says whether the key belongs to another
+		// kind or to none.
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			key, line := n.Content[j].Value, n.Content[j].Line
+			accepted := keyKinds[key]
+			switch {
+			case len(accepted) == 0:
+				fail("%s: unknown key %q (line %d)", at, key, line)
+			case kind != nil && !slices.Contains(accepted, kind.name):
+				fail("%s: key %s does not apply to kind %s, whose keys are %s (line %d)", at, key, kind.name, strings.Join(yamlKeys(kind.entry()), ", "), line)
+			}
+		}
+		switch {
+		case !hasID || id == "":
+			fail("%s.id: missing (line %d)", at, n.Line)
+		default:
+			if first, dup := firstAt[id]; dup {
+				fail("%s.id: duplicate id %q, also models[%d].id (line %d)", at, id, first, n.Line)
+			} else {
+				firstAt[id] = i
+			}
+		}
+		if kind == nil || id == "" {
+			continue
+		}
+		// Decoded and built even after a key error, to report the rest of
+		// the entry's errors too (the decode skips the keys reported).
+		e := kind.entry()
+		if err := n.Decode(e); err != nil {
+			// One line per TypeError line (a wrong type carries its line).
+			var te *yaml.TypeError
+			if !errors.As(err, &te) {
+				fail("%s: %v", at, err)
+				continue
+			}
+			for _, msg := range te.Errors {
+				fail("%s: %s", at, msg)
+			}
+			continue
+		}
+		m, err := kind.build(at, e, builtins)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("models %s: %w", path, err))
+			continue
+		}
+		set.byID[id] = m
+	}
+	if len(errs) > 0 {
+		return modelSet{}, errs
+	}
+	return set, nil
+}
