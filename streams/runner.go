@@ -308,7 +308,7 @@ func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Rec
 		}
 		r.log.Warn("dead-lettering message", "stage", st.Name, "topic", m.Topic, "partition", m.Partition, "offset", m.Offset, "attempts", attempts, "err", err)
 		d := DeadLetter(st.Name, *m, err, attempts)
-		return processed{dead: &d}
+		return processed{dead: &d, recs: r.terminal(st, *m, err)}
 	}
 	var results []processed
 	if st.Concurrency > 1 {
@@ -328,6 +328,10 @@ func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Rec
 		if p.dead != nil {
 			out = append(out, *p.dead)
 			nDead++
+			// The terminal records of a dead-lettered input (see
+			// Terminator) go out with its dead letter.
+			out = append(out, p.recs...)
+			nOut += len(p.recs)
 			continue
 		}
 		out = append(out, p.recs...)
@@ -401,6 +405,32 @@ func checkSizes(recs []Record) error {
 		}
 	}
 	return nil
+}
+
+// Terminator is implemented by a processor that has something to say
+// downstream about an input it gives up on: the infer stage emits an error
+// result for a request whose model never answered, so that its pairing set
+// still closes, with that cell marked, instead of waiting for ever.
+type Terminator interface {
+	// Terminal returns the records to write for m, which is being
+	// dead-lettered because of err. It must not fail: an input it cannot
+	// make sense of gets no records (the dead letter carries it).
+	Terminal(m Message, err error) []Record
+}
+
+// terminal asks st's processor for the terminal records of a dead-lettered
+// message, keeping only records that could be written.
+func (r *Runner) terminal(st *Stage, m Message, err error) []Record {
+	t, ok := st.Processor.(Terminator)
+	if !ok {
+		return nil
+	}
+	recs := t.Terminal(m, err)
+	if cerr := errors.Join(checkSizes(recs), checkOutputs(st, recs)); cerr != nil {
+		r.log.Error("terminal records dropped", "stage", st.Name, "offset", m.Offset, "err", cerr)
+		return nil
+	}
+	return recs
 }
 
 // ErrUndeclaredOutput marks a record for a topic its stage did not declare.
