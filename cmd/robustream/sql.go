@@ -186,12 +186,13 @@ func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took
  (SELECT count() FROM robustream.documents), (SELECT count() FROM robustream.chunks),
  (SELECT count() FROM robustream.triplets), (SELECT count() FROM robustream.questions),
  (SELECT count() FROM robustream.variants), (SELECT count() FROM robustream.eval_results),
- (SELECT count() FROM robustream.outcomes)`, "TabSeparated")
+ (SELECT count() FROM robustream.outcomes),
+ (SELECT countIf(error != '') FROM robustream.eval_results)`, "TabSeparated")
 	if err != nil {
 		return err
 	}
 	c := strings.Fields(string(counts))
-	if len(c) < 7 {
+	if len(c) < 8 {
 		return fmt.Errorf("unexpected summary row %q", counts)
 	}
 	dlq, err := e.kafka.EndOffsets(ctx, streams.TopicDLQ)
@@ -204,7 +205,10 @@ func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took
 	}
 	pending := e.openPairings
 	fmt.Fprintf(w, "\neval finished in %s: %d new document version(s), %d unchanged\n", took.Round(time.Millisecond), emitted, unchanged)
-	fmt.Fprintf(w, "documents %s · chunks %s · triplets %s · questions %s · variants %s · results %s · outcomes %s · dead letters %d · open pairings %d\n\n",
-		c[0], c[1], c[2], c[3], c[4], c[5], c[6], dead, pending)
+	fmt.Fprintf(w, "documents %s · chunks %s · triplets %s · questions %s · variants %s · results %s (%s failed) · outcomes %s · dead letters %d · open pairings %d\n\n",
+		c[0], c[1], c[2], c[3], c[4], c[5], c[7], c[6], dead, pending)
+	if c[7] != "0" {
+		fmt.Fprintf(w, "%s request(s) failed after their retries: their cells are left out of the scores (see SELECT model_id, error FROM robustream.eval_results WHERE error != '')\n\n", c[7])
+	}
 	return writeReport(ctx, e.ch.Query, w)
 }
