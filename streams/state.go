@@ -10,7 +10,6 @@ import (
 	"github.com/segmentio/kafka-go"
 )
 
-
 func isChangelog(topic string) bool { return strings.HasPrefix(topic, changelogPrefix) }
 
 // ChangelogTopic is the changelog topic of a stage's state.

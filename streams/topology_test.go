@@ -86,7 +86,9 @@ func TestUndeclaredOutputIsDeadLettered(t *testing.T) {
 	r := NewRunner(k, quietLog(), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx, Stage{Name: "p", Inputs: []string{"in"}, Outputs: []string{"out"}, Processor: p}) }()
+	go func() {
+		done <- r.Run(ctx, Stage{Name: "p", Inputs: []string{"in"}, Outputs: []string{"out"}, Processor: p})
+	}()
 	drain(t, r, map[string][]string{"p": {"in"}})
 	cancel()
 	if err := <-done; err != nil {
