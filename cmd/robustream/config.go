@@ -24,9 +24,9 @@ import (
 // path, e.g. ROBUSTREAM_KAFKA_BROKERS) and then by a flag (the path with
 // dashes, e.g. --kafka-brokers, or the name in the field's flag tag).
 type Config struct {
-	DataDir string   `yaml:"data_dir" help:"where the embedded broker and ClickHouse keep their data"`
-	HTTP    string   `yaml:"http" help:"address of the dashboard, API and /metrics"`
-	Stages  []string `yaml:"stages" help:"stages to run (default: all); e.g. chunk,triplets"`
+	DataDir string       `yaml:"data_dir" help:"where the embedded broker and ClickHouse keep their data"`
+	HTTP    string       `yaml:"http" help:"address of the dashboard, API and /metrics"`
+	Stages  StagesConfig `yaml:"stages"`
 	// Source feeds the pipeline in run mode: demo, dir:PATH, or none.
 	Source     string              `yaml:"source" help:"source of run: demo, dir:PATH or none"`
 	Models     string              `yaml:"models" help:"models.yaml listing the models under test (default: the built-in readers)"`
@@ -113,7 +113,8 @@ func (c *Config) Validate() []error {
 			errs = append(errs, fmt.Errorf("%s: %s must be between 100ms and 1h", d.path, d.v))
 		}
 	}
-	for _, s := range c.Stages {
+	errs = append(errs, c.Stages.validate()...)
+	for _, s := range c.Stages.Run {
 		if !knownStage(s) {
 			errs = append(errs, fmt.Errorf("stages: unknown stage %q (known: source, %s, or sinks for all sinks)", s, strings.Join(stageNames(), ", ")))
 		}
@@ -266,7 +267,11 @@ func leaves(v reflect.Value, prefix string) []leaf {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if isInline(f) {
+			out = append(out, leaves(v.Field(i), prefix)...)
+			continue
+		}
+		name := yamlName(f)
 		if name == "" || name == "-" {
 			continue
 		}
@@ -283,7 +288,10 @@ func leaves(v reflect.Value, prefix string) []leaf {
 		if fl == "" {
 			fl = strings.NewReplacer(".", "-", "_", "-").Replace(path)
 		}
-		env := "ROBUSTREAM_" + strings.ToUpper(strings.NewReplacer(".", "_").Replace(path))
+		env := f.Tag.Get("env")
+		if env == "" {
+			env = "ROBUSTREAM_" + strings.ToUpper(strings.NewReplacer(".", "_").Replace(path))
+		}
 		out = append(out, leaf{path: path, flag: fl, env: env, help: f.Tag.Get("help"), v: fv})
 	}
 	return out
@@ -351,10 +359,19 @@ func newLoader(fs *flag.FlagSet, keys ...string) *loader {
 	for _, k := range keys {
 		want[k] = true
 	}
+	// "stages.*" binds every key under stages.
+	wanted := func(path string) bool {
+		for k := range want {
+			if p, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(path, p) {
+				return true
+			}
+		}
+		return want[path]
+	}
 	fs.StringVar(&l.file, "config", os.Getenv("ROBUSTREAM_CONFIG"), "YAML configuration file")
 	fs.BoolVar(&l.dryRun, "dry-run", false, "validate the configuration, report every error and exit")
 	for _, lf := range l.leaves {
-		if len(keys) > 0 && !want[lf.path] {
+		if len(keys) > 0 && !wanted(lf.path) {
 			continue
 		}
 		name := lf.flag

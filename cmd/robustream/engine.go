@@ -208,6 +208,8 @@ func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, e
 		if err != nil {
 			return nil, nil, err
 		}
+		opts, _ := e.cfg.Stages.options(spec.name)
+		opts.Apply(&st)
 		out = append(out, st)
 		inputs[spec.name] = spec.inputs
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 
 	"github.com/robustream/robustream/streams"
@@ -88,6 +89,9 @@ func parseConfig(fs *flag.FlagSet, args []string, stdout io.Writer, keys ...stri
 		return nil, err
 	}
 	cfg, errs := l.load()
+	if l.dryRun && cfg != nil && slices.Contains(keys, "stages.*") {
+		errs = append(errs, dryBuild(cfg)...)
+	}
 	if len(errs) > 0 {
 		msg := fmt.Sprintf("%d configuration error(s):", len(errs))
 		for _, e := range errs {

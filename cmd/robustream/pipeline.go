@@ -81,8 +81,8 @@ func sinkStage(topic string) stageSpec {
 // registry lists every stage in pipeline order.
 func registry() []stageSpec {
 	specs := []stageSpec{
-		processorStage(chunk.StageName, streams.TopicDocuments, streams.TopicChunks, func(*engine) (streams.Processor, error) {
-			return chunk.NewStage(chunk.Config{})
+		processorStage(chunk.StageName, streams.TopicDocuments, streams.TopicChunks, func(e *engine) (streams.Processor, error) {
+			return chunk.NewStage(e.cfg.Stages.Chunk.Config)
 		}),
 		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
 			return triplet.NewStage(triplet.Config{})
@@ -91,7 +91,9 @@ func registry() []stageSpec {
 			return question.NewStage(question.Config{})
 		}),
 		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
-			st := perturb.NewStage(perturb.Config{Logger: e.log})
+			pc := e.cfg.Stages.Perturb.Config
+			pc.Logger = e.log
+			st := perturb.NewStage(pc)
 			e.exposeSkipped(st)
 			return st, nil
 		}),
@@ -99,7 +101,9 @@ func registry() []stageSpec {
 			return fanout.NewStage(fanout.Config{Models: e.models.ids()})
 		}),
 		processorStage(reader.StageName, streams.TopicEvalRequests, streams.TopicEvalResults, func(e *engine) (streams.Processor, error) {
-			return reader.NewStage(reader.Config{Models: e.models.byID})
+			rc := e.cfg.Stages.Infer.Config
+			rc.Models = e.models.byID
+			return reader.NewStage(rc)
 		}),
 		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, outputs: []string{streams.TopicOutcomes}, build: func(e *engine) (streams.Stage, error) {
 			st := streams.NewState(e.kafka, pair.StageName)

@@ -22,7 +22,7 @@ import (
 // errDrained ends eval --once: every stage has drained.
 var errDrained = errors.New("drained")
 
-var runKeys = []string{"data_dir", "http", "stages", "source", "models", "kafka.brokers", "kafka.sasl_mechanism",
+var runKeys = []string{"data_dir", "http", "stages.*", "source", "models", "kafka.brokers", "kafka.sasl_mechanism",
 	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
 	"clickhouse.url", "clickhouse.chdb_lib", "demo.seed", "demo.periods", "demo.interval", "log.level", "log.format",
 	"http_token_env", "http_allowed_hosts", "http_metrics_public", "http_read_timeout", "http_idle_timeout", "sql.timeout", "sql.max_memory_mb",
@@ -35,13 +35,13 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(cfg.Log)
-	withSinks := len(cfg.Stages) == 0 || hasSinks(cfg.Stages)
+	withSinks := len(cfg.Stages.Run) == 0 || hasSinks(cfg.Stages.Run)
 	e, err := startEngine(ctx, cfg, log, withSinks)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	stages, inputs, err := e.stages(cfg.Stages)
+	stages, inputs, err := e.stages(cfg.Stages.Run)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "robustream is running: dashboard http://%s/  (Ctrl-C to stop)\n", srv.addr)
 	}
 	p.Go(func(ctx context.Context) error { return e.runner.RunAll(ctx, stages) })
-	if cfg.Source != "" && cfg.Source != "none" && (len(cfg.Stages) == 0 || contains(cfg.Stages, "source")) {
+	if cfg.Source != "" && cfg.Source != "none" && (len(cfg.Stages.Run) == 0 || contains(cfg.Stages.Run, "source")) {
 		src, err := e.newSource(ctx, cfg.Source, false)
 		if err != nil {
 			return err

@@ -17,7 +17,7 @@ type Config struct {
 	// MaxTokens is the token budget of a piece; 0 means DefaultMaxTokens (the
 	// RARE profile, RARE §4.1). It is a hard cap: a paragraph or table over
 	// it is cut (see Split), and the chunk records the cut in Split.
-	MaxTokens int
+	MaxTokens int `yaml:"max_tokens" help:"token cap of a chunk (0: 600, the RARE profile)"`
 }
 
 // Stage is the "chunk" processor: one DocumentVersion from rs.documents in,

@@ -19,12 +19,12 @@ const StageName = "perturb"
 // Config configures the perturb stage.
 type Config struct {
 	// WordNet is the synonym dictionary. Nil: one reading WordNetDir.
-	WordNet *WordNet
+	WordNet *WordNet `yaml:"-"`
 	// WordNetDir is the dictionary directory used when WordNet is nil.
 	// Empty: DefaultWordNetDir.
-	WordNetDir string
+	WordNetDir string `yaml:"wordnet_dir" help:"WordNet dictionary directory (default: Debian's wordnet-base)"`
 	// Logger receives one warning per unavailable kind. Nil: slog.Default().
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by

@@ -22,12 +22,12 @@ var ErrUnknownModel = errors.New("unknown model")
 // Config configures the inference stage.
 type Config struct {
 	// Models maps model id → Model. Required.
-	Models map[string]Model
+	Models map[string]Model `yaml:"-"`
 	// JudgeMethod is the matcher (judge.MethodExact, MethodCovered,
 	// MethodTokenSeq). Empty: judge.DefaultMethod.
-	JudgeMethod string
+	JudgeMethod string `yaml:"judge_method" help:"answer matcher: exact, covered or token_seq (default token_seq)"`
 	// Now is the clock for evaluated_at and latency. Nil: time.Now.
-	Now func() time.Time
+	Now func() time.Time `yaml:"-"`
 }
 
 // Stage is the "infer" stage: rs.eval.requests → rs.eval.results, keyed by

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"gopkg.in/yaml.v3"
+
+	"github.com/robustream/robustream/processors/chunk"
+	"github.com/robustream/robustream/processors/perturb"
+	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/streams"
+)
+
+// StagesConfig selects the stages a process runs (stages.run, or the list
+// form `stages: [chunk, triplets]`) and configures each one: the runner's
+// options (batch size, concurrency, retry) for every stage, and the
+// stage's own options, typed by its package's Config.
+type StagesConfig struct {
+	Run       []string             `yaml:"run" flag:"stages" env:"ROBUSTREAM_STAGES" help:"stages to run (default: all); e.g. chunk,triplets"`
+	Chunk     ChunkStageConfig     `yaml:"chunk"`
+	Triplets  streams.StageOptions `yaml:"triplets"`
+	Questions streams.StageOptions `yaml:"questions"`
+	Perturb   PerturbStageConfig   `yaml:"perturb"`
+	Fanout    streams.StageOptions `yaml:"fanout"`
+	Infer     InferStageConfig     `yaml:"infer"`
+	Pair      streams.StageOptions `yaml:"pair"`
+	// Sinks configures every ClickHouse sink.
+	Sinks streams.StageOptions `yaml:"sinks"`
+}
+
+// ChunkStageConfig is stages.chunk.
+type ChunkStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	chunk.Config         `yaml:",inline"`
+}
+
+// PerturbStageConfig is stages.perturb.
+type PerturbStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	perturb.Config       `yaml:",inline"`
+}
+
+// InferStageConfig is stages.infer.
+type InferStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	reader.Config        `yaml:",inline"`
+}
+
+// options returns the runner options of the stage named name.
+func (c *StagesConfig) options(name string) (streams.StageOptions, string) {
+	switch {
+	case name == chunk.StageName:
+		return c.Chunk.StageOptions, "stages.chunk"
+	case name == perturb.StageName:
+		return c.Perturb.StageOptions, "stages.perturb"
+	case name == reader.StageName:
+		return c.Infer.StageOptions, "stages.infer"
+	case strings.HasPrefix(name, "sink."):
+		return c.Sinks, "stages.sinks"
+	}
+	v := reflect.ValueOf(c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if yamlName(v.Type().Field(i)) == name {
+			if o, ok := v.Field(i).Interface().(streams.StageOptions); ok {
+				return o, "stages." + name
+			}
+		}
+	}
+	return streams.StageOptions{}, "stages." + name
+}
+
+// validate checks the options of every stage, with their paths.
+func (c *StagesConfig) validate() []error {
+	var errs []error
+	v := reflect.ValueOf(c).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		name := yamlName(v.Type().Field(i))
+		if name == "run" {
+			continue
+		}
+		o, _ := c.options(name)
+		errs = append(errs, o.Validate("stages."+name)...)
+	}
+	// The stages' own options are checked by their constructors, at start-up
+	// and by --dry-run (dryBuild).
+	return errs
+}
+
+// UnmarshalYAML accepts the list form (`stages: [chunk, triplets]`, the
+// stages to run) and the mapping form, whose keys are checked strictly here
+// because a Node's Decode does not inherit the decoder's KnownFields.
+func (c *StagesConfig) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		return n.Decode(&c.Run)
+	}
+	if err := strictKeys(n, reflect.TypeOf(*c), "stages"); err != nil {
+		return err
+	}
+	type plain StagesConfig
+	return n.Decode((*plain)(c))
+}
+
+// strictKeys reports every mapping key under n that t (a struct, its inline
+// structs included) has no field for.
+func strictKeys(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	var collect func(t reflect.Type)
+	collect = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if isInline(f) {
+				collect(f.Type)
+			} else if name := yamlName(f); name != "" && name != "-" {
+				fields[name] = f.Type
+			}
+		}
+	}
+	collect(t)
+	var errs []error
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := n.Content[i].Value
+		ft, ok := fields[key]
+		if !ok {
+			known := make([]string, 0, len(fields))
+			for k := range fields {
+				known = append(known, k)
+			}
+			slices.Sort(known)
+			errs = append(errs, fmt.Errorf("line %d: %s.%s: unknown key (known: %s)", n.Content[i].Line, path, key, strings.Join(known, ", ")))
+			continue
+		}
+		if err := strictKeys(n.Content[i+1], ft, path+"."+key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func yamlName(f reflect.StructField) string { return strings.Split(f.Tag.Get("yaml"), ",")[0] }
+
+func isInline(f reflect.StructField) bool {
+	return slices.Contains(strings.Split(f.Tag.Get("yaml"), ",")[1:], "inline")
+}
+
+// dryBuild builds, without starting anything, every selected processor
+// stage, so that --dry-run reports what their constructors refuse, each
+// error with its stage's path. Sinks need a ClickHouse and are left out.
+func dryBuild(cfg *Config) []error {
+	models, merrs := readModels(cfg.Models)
+	if len(merrs) > 0 {
+		return nil // Validate reported them
+	}
+	e := &engine{cfg: cfg, log: slog.New(slog.DiscardHandler), reg: prometheus.NewRegistry(), models: models}
+	var errs []error
+	for _, spec := range selectStages(cfg.Stages.Run) {
+		if strings.HasPrefix(spec.name, "sink.") {
+			continue
+		}
+		if _, err := spec.build(e); err != nil {
+			errs = append(errs, stageError(cfg, spec.name, err))
+		}
+	}
+	return errs
+}
+
+// optionKey matches a constructor error that starts with the option's key.
+var optionKey = regexp.MustCompile(`^[a-z_]+[: ]`)
+
+// stageError puts a constructor's error under its stage's path:
+// "infer: judge_method: unknown" becomes "stages.infer.judge_method: unknown".
+func stageError(cfg *Config, stage string, err error) error {
+	if inner := errors.Unwrap(err); inner != nil {
+		err = inner // processorStage's "stage NAME: " wrapper
+	}
+	_, path := cfg.Stages.options(stage)
+	msg := err.Error()
+	for _, prefix := range []string{stage + ": ", strings.TrimPrefix(path, "stages.") + ": "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	if optionKey.MatchString(msg) {
+		return fmt.Errorf("%s.%s", path, msg)
+	}
+	return fmt.Errorf("%s: %s", path, msg)
+}

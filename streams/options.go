@@ -1,0 +1,65 @@
+package streams
+
+import (
+	"fmt"
+	"time"
+)
+
+// StageOptions are the runner's settings of one stage, configurable per
+// stage (stages.<name>.* in the configuration). Zero values keep the
+// runner's defaults.
+type StageOptions struct {
+	BatchSize   int           `yaml:"batch_size" help:"messages handled per commit (0: the stage's default)"`
+	Linger      time.Duration `yaml:"linger" help:"how long to wait for more messages once one has arrived (0: the default)"`
+	Concurrency int           `yaml:"concurrency" help:"messages processed in parallel, stateless stages only (0: the default)"`
+	Retry       RetryPolicy   `yaml:"retry"`
+}
+
+// Validate reports every error, each prefixed with path.
+func (o StageOptions) Validate(path string) []error {
+	var errs []error
+	bad := func(key string, v any, want string) {
+		errs = append(errs, fmt.Errorf("%s.%s: %v %s", path, key, v, want))
+	}
+	if o.BatchSize < 0 || o.BatchSize > 100_000 {
+		bad("batch_size", o.BatchSize, "must be between 0 and 100000")
+	}
+	if o.Linger < 0 || o.Linger > time.Minute {
+		bad("linger", o.Linger, "must be between 0 and 1m")
+	}
+	if o.Concurrency < 0 || o.Concurrency > 1024 {
+		bad("concurrency", o.Concurrency, "must be between 0 and 1024")
+	}
+	if o.Retry.MaxAttempts < 0 || o.Retry.MaxAttempts > 100 {
+		bad("retry.max_attempts", o.Retry.MaxAttempts, "must be between 0 and 100")
+	}
+	if o.Retry.Base < 0 || o.Retry.Max < 0 {
+		bad("retry", fmt.Sprintf("base %s, max %s", o.Retry.Base, o.Retry.Max), "must not be negative")
+	}
+	if o.Retry.Base > 0 && o.Retry.Max > 0 && o.Retry.Base > o.Retry.Max {
+		bad("retry.base", o.Retry.Base, fmt.Sprintf("must not exceed retry.max (%s)", o.Retry.Max))
+	}
+	return errs
+}
+
+// Apply sets the non-zero options on st.
+func (o StageOptions) Apply(st *Stage) {
+	if o.BatchSize > 0 {
+		st.BatchSize = o.BatchSize
+	}
+	if o.Linger > 0 {
+		st.Linger = o.Linger
+	}
+	if o.Concurrency > 0 {
+		st.Concurrency = o.Concurrency
+	}
+	if o.Retry.MaxAttempts > 0 {
+		st.Retry.MaxAttempts = o.Retry.MaxAttempts
+	}
+	if o.Retry.Base > 0 {
+		st.Retry.Base = o.Retry.Base
+	}
+	if o.Retry.Max > 0 {
+		st.Retry.Max = o.Retry.Max
+	}
+}
