@@ -13,6 +13,37 @@ type StageOptions struct {
 	Linger      time.Duration `yaml:"linger" help:"how long to wait for more messages once one has arrived (0: the default)"`
 	Concurrency int           `yaml:"concurrency" help:"messages processed in parallel, stateless stages only (0: the default)"`
 	Retry       RetryPolicy   `yaml:"retry"`
+	// Timeout bounds one call of the processor (0: none).
+	Timeout time.Duration `yaml:"timeout" help:"longest one message may take (0: no limit)"`
+	// RateLimit bounds the calls started per second (0: none), with bursts
+	// of RateBurst.
+	RateLimit float64 `yaml:"rate_limit" help:"messages started per second (0: no limit)"`
+	RateBurst int     `yaml:"rate_burst" help:"burst of the rate limit (0: 1)"`
+	// BreakerFailures consecutive failures open a circuit breaker for
+	// BreakerCooldown (0: no breaker).
+	BreakerFailures int           `yaml:"breaker_failures" help:"consecutive failures that open the circuit breaker (0: no breaker)"`
+	BreakerCooldown time.Duration `yaml:"breaker_cooldown" help:"how long the breaker stays open (0: 30s)"`
+}
+
+// Middleware returns the middleware the options ask for: rate limit
+// outermost (a call waits for its turn before the breaker or the clock
+// judge it), then the breaker, then the timeout.
+func (o StageOptions) Middleware() []Middleware {
+	var mws []Middleware
+	if o.RateLimit > 0 {
+		mws = append(mws, RateLimit(o.RateLimit, o.RateBurst))
+	}
+	if o.BreakerFailures > 0 {
+		cooldown := o.BreakerCooldown
+		if cooldown <= 0 {
+			cooldown = 30 * time.Second
+		}
+		mws = append(mws, CircuitBreaker(o.BreakerFailures, cooldown, nil))
+	}
+	if o.Timeout > 0 {
+		mws = append(mws, Timeout(o.Timeout))
+	}
+	return mws
 }
 
 // Validate reports every error, each prefixed with path.
@@ -36,13 +67,23 @@ func (o StageOptions) Validate(path string) []error {
 	if o.Retry.Base < 0 || o.Retry.Max < 0 {
 		bad("retry", fmt.Sprintf("base %s, max %s", o.Retry.Base, o.Retry.Max), "must not be negative")
 	}
+	if o.Timeout < 0 || o.Timeout > time.Hour {
+		bad("timeout", o.Timeout, "must be between 0 and 1h")
+	}
+	if o.RateLimit < 0 || o.RateBurst < 0 {
+		bad("rate_limit", fmt.Sprintf("%g (burst %d)", o.RateLimit, o.RateBurst), "must not be negative")
+	}
+	if o.BreakerFailures < 0 || o.BreakerCooldown < 0 {
+		bad("breaker_failures", fmt.Sprintf("%d (cooldown %s)", o.BreakerFailures, o.BreakerCooldown), "must not be negative")
+	}
 	if o.Retry.Base > 0 && o.Retry.Max > 0 && o.Retry.Base > o.Retry.Max {
 		bad("retry.base", o.Retry.Base, fmt.Sprintf("must not exceed retry.max (%s)", o.Retry.Max))
 	}
 	return errs
 }
 
-// Apply sets the non-zero options on st.
+// Apply sets the non-zero options on st and wraps its processor in the
+// middleware they ask for.
 func (o StageOptions) Apply(st *Stage) {
 	if o.BatchSize > 0 {
 		st.BatchSize = o.BatchSize
@@ -61,5 +102,8 @@ func (o StageOptions) Apply(st *Stage) {
 	}
 	if o.Retry.Max > 0 {
 		st.Retry.Max = o.Retry.Max
+	}
+	if st.Processor != nil {
+		st.Processor = Chain(st.Processor, o.Middleware()...)
 	}
 }

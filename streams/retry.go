@@ -90,6 +90,15 @@ func processWithRetry(ctx context.Context, p Processor, m Message, pol RetryPoli
 		if ctx.Err() != nil {
 			return nil, attempt, ctx.Err()
 		}
+		if errors.Is(err, ErrCircuitOpen) {
+			// The breaker answered, not the service: waiting for it is not
+			// an attempt (CircuitBreaker lets a trial call through later).
+			attempt--
+			if serr := sleep(ctx, pol.Backoff(1, err)); serr != nil {
+				return nil, attempt, serr
+			}
+			continue
+		}
 		mt.add(mErrs, p.Name(), 1)
 		if IsPermanent(err) || attempt >= pol.MaxAttempts {
 			return nil, attempt, err
