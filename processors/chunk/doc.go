@@ -17,6 +17,6 @@
 //
 // It must not interpret the text (its sentence boundaries are only places to
 // cut an oversize paragraph; extraction is processors/triplet), must not keep
-// state between messages, and must not import other sources, processors or
-// sinks.
+// state between messages, and must not import sources, sinks or other
+// processors (processors/text, the shared text handling, excepted).
 package chunk

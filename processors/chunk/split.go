@@ -3,6 +3,8 @@ package chunk
 import (
 	"strings"
 	"unicode"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // DefaultMaxTokens is the RARE profile's chunk size: "passages of
@@ -103,37 +105,25 @@ type unit struct {
 	heading    bool
 }
 
-// paragraphs splits text at blank lines. Blank lines inside a fenced code
+// paragraphs splits s at blank lines. Blank lines inside a fenced code
 // block do not end it: a code sample is one paragraph.
-func paragraphs(text string) []paragraph {
+func paragraphs(s string) []paragraph {
 	var out []paragraph
 	var cur *paragraph
-	inFence := false
-	for pos := 0; pos < len(text); {
-		nl := strings.IndexByte(text[pos:], '\n')
-		lineEnd, next := len(text), len(text)
-		if nl >= 0 {
-			lineEnd, next = pos+nl, pos+nl+1
-		}
-		line := strings.TrimRight(text[pos:lineEnd], "\r")
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			inFence = !inFence
-		}
-		switch {
-		case trimmed == "" && !inFence:
+	for l := range text.Lines(s) {
+		line := strings.TrimRight(l.Text, "\r")
+		if strings.TrimSpace(line) == "" && !l.Code {
 			if cur != nil {
 				out = append(out, *cur)
 				cur = nil
 			}
-		default:
-			if cur == nil {
-				cur = &paragraph{start: pos}
-			}
-			cur.end = pos + len(strings.TrimRightFunc(line, unicode.IsSpace))
-			cur.lines = append(cur.lines, line)
+			continue
 		}
-		pos = next
+		if cur == nil {
+			cur = &paragraph{start: l.Start}
+		}
+		cur.end = l.Start + len(strings.TrimRightFunc(line, unicode.IsSpace))
+		cur.lines = append(cur.lines, line)
 	}
 	if cur != nil {
 		out = append(out, *cur)

@@ -51,7 +51,7 @@ func (s *Stage) Name() string { return StageName }
 // version or a document without doc_id is permanent (dead-lettered); empty
 // text yields no chunks. The chunk id hashes (doc_id, text) only, not the
 // version, so a new version re-emits the ids of its unchanged pieces and
-// downstream work for them deduplicates (ARCHITECTURE §5).
+// downstream work for them deduplicates (docs/methods.md, Chunking).
 func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
 	var d schemas.DocumentVersion
 	if err := schemas.Decode(m.Value, &d); err != nil {

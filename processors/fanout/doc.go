@@ -1,8 +1,8 @@
 // Package fanout runs the "fanout" stage, rs.variants → rs.eval.requests
-// (ARCHITECTURE §7 "Fan-out"): every variant of a question is asked of every
-// configured model, and the original variant also yields the closed-book
-// request (no context) that RARE's judge f needs to tell "known" from
-// "unknown" questions (RARE §3.3, Table 2).
+// (docs/methods.md, Fan-out and prompts): every variant of a question is
+// asked of every configured model, and the original variant also yields the
+// closed-book request (no context) that RARE's judge f needs to tell "known"
+// from "unknown" questions (RARE §3.3, Table 2).
 //
 // It owns the prompt templates, so the prompt and therefore the request id
 // (hash of model, prompt and decoding parameters) are defined in one place.

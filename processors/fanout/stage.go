@@ -75,7 +75,8 @@ func NewStage(cfg Config) (*Stage, error) {
 func (s *Stage) Name() string { return StageName }
 
 // RequestID is the id of a request: a hash of model, prompt and decoding
-// parameters (ARCHITECTURE §3), so identical requests can be answered once.
+// parameters (docs/architecture.md, Topics and events), so identical requests
+// can be answered once.
 func RequestID(model, prompt, decoding string) string {
 	return schemas.ID(model, prompt, decoding)
 }

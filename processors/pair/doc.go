@@ -1,7 +1,7 @@
 // Package pair runs the "pair" stage, rs.eval.results → rs.outcomes: it
 // collects the results of one (model, question) set in keyed state and, when
 // the set is complete, emits RARE's robustness judge f for every variant
-// (RARE §3.3, Table 2; ARCHITECTURE §7 "Pairing").
+// (RARE §3.3, Table 2; docs/methods.md, RARE's judge f and pairing).
 //
 // f needs the closed-book result ("known": the model answers correctly
 // without context) next to each contextual result, which is why results are
@@ -9,5 +9,5 @@
 // the rules; the stage only moves sets in and out of a Store.
 //
 // The package must not aggregate across questions (ClickHouse does that) nor
-// re-judge answers (package judge did).
+// re-judge answers (the infer stage, package reader, did).
 package pair

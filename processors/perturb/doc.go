@@ -1,7 +1,6 @@
 // Package perturb makes the rule-based variants of a question (RARE §3.1
-// query perturbations and §3.2 document perturbations; METHODS "Query
-// perturbations", "Document perturbations") and runs the "perturb" stage,
-// rs.questions → rs.variants.
+// query perturbations and §3.2 document perturbations; docs/methods.md,
+// Perturbations) and runs the "perturb" stage, rs.questions → rs.variants.
 //
 // Query kinds are TextAttack-equivalent rules: char (swap, delete, insert or
 // substitute one character), qwerty (a keyboard-neighbour typo) and wordnet

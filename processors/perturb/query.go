@@ -10,10 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/robustream/robustream/processors/judge"
+	"github.com/robustream/robustream/processors/text"
 )
 
-// Kind names (ARCHITECTURE §11: short snake_case, recorded as axis/kind).
+// Kind names: short snake_case, recorded as axis/kind on variants and every
+// row after them (docs/architecture.md, Topics and events).
 const (
 	// KindOriginal is the unperturbed question with its ground-truth context.
 	KindOriginal = "original"
@@ -45,8 +46,8 @@ var (
 )
 
 // NewRand returns the random source of one perturbation, seeded by (question
-// id, kind) so that replaying a question yields the same variant (METHODS
-// "Query perturbations"). PCG's output sequence is fixed by math/rand/v2.
+// id, kind) so that replaying a question yields the same variant
+// (docs/methods.md, Query perturbations). PCG's output sequence is fixed by math/rand/v2.
 func NewRand(questionID, kind string) *rand.Rand {
 	// The seed hashes fmt.Sprintf("%d:%s|%s", len(questionID), questionID,
 	// kind), built by hand: fmt and a streaming hash cost more than the
@@ -81,7 +82,7 @@ func WordsToChange(words int) int { return max(words/10, 1) }
 // would give the answer away, and an error wrapping ErrUnavailable when the
 // kind's resources are missing.
 func (p *Perturber) Query(kind, questionID, query string, accepted []string) (string, error) {
-	return p.query(kind, questionID, newQueryWords(query, judge.NewAnswers(accepted), accepted))
+	return p.query(kind, questionID, newQueryWords(query, text.NewAnswers(accepted), accepted))
 }
 
 // queryWords is the part of Query that does not depend on the kind: the
@@ -92,11 +93,11 @@ type queryWords struct {
 	text    string
 	words   []word
 	skip    []bool // words[i] is a stopword or (part of) an accepted answer
-	answers *judge.Answers
+	answers *text.Answers
 	leaks   int8 // 0 unknown, 1 text holds no answer, 2 it does (see hasAnswer)
 }
 
-func newQueryWords(query string, answers *judge.Answers, accepted []string) *queryWords {
+func newQueryWords(query string, answers *text.Answers, accepted []string) *queryWords {
 	q := &queryWords{text: query, words: splitWords(query), answers: answers}
 	q.skip = make([]bool, len(q.words))
 	answer := answerWords(accepted)
@@ -221,8 +222,8 @@ func charChange(w string, rng *rand.Rand) (string, bool) {
 	return "", false
 }
 
-// qwertyNeighbours is the keyboard-neighbour map of METHODS "Query
-// perturbations" (TextAttack's WordSwapQWERTY), lowercase.
+// qwertyNeighbours is the keyboard-neighbour map of docs/methods.md, Query
+// perturbations (TextAttack's WordSwapQWERTY), lowercase.
 var qwertyNeighbours = map[rune]string{
 	'q': "was", 'w': "qeasd", 'e': "wsdfr", 'r': "edfgt", 't': "rfghy", 'y': "tghju",
 	'u': "yhjki", 'i': "ujklo", 'o': "iklp", 'p': "ol",

@@ -188,9 +188,11 @@ func oneCharEdit(a, b string) bool {
 	return false
 }
 
-// qwertyMethods is METHODS "Query perturbations" verbatim, parsed below and
-// compared with the map the code uses.
-const qwertyMethods = `q→w,a,s; w→q,e,a,s,d;
+// qwertySpec is the keyboard-neighbour map as specified for the qwerty kind
+// (TextAttack's WordSwapQWERTY; docs/methods.md, Query perturbations),
+// written out apart from the code, parsed below and compared with the map
+// the code uses.
+const qwertySpec = `q→w,a,s; w→q,e,a,s,d;
   e→w,s,d,f,r; r→e,d,f,g,t; t→r,f,g,h,y; y→t,g,h,j,u; u→y,h,j,k,i; i→u,j,k,l,o; o→i,k,l,p; p→o,l;
   a→q,w,s,z,x; s→q,w,e,a,d,z,x; d→w,e,r,f,c,x,s; f→e,r,t,g,v,c,d; g→r,t,y,h,b,v,d; h→t,y,u,g,j,b,n;
   j→y,u,i,k,m,n,h; k→u,i,o,l,m,j; l→i,o,p,k; z→a,s,x; x→s,d,z,c; c→x,d,f,v; v→c,f,g,b; b→v,g,h,n;
@@ -198,7 +200,7 @@ const qwertyMethods = `q→w,a,s; w→q,e,a,s,d;
 
 func TestQWERTYMap(t *testing.T) {
 	want := map[rune]string{}
-	for _, entry := range strings.Split(qwertyMethods, ";") {
+	for _, entry := range strings.Split(qwertySpec, ";") {
 		k, v, ok := strings.Cut(strings.TrimSpace(entry), "→")
 		if !ok {
 			t.Fatalf("bad entry %q", entry)
@@ -206,11 +208,11 @@ func TestQWERTYMap(t *testing.T) {
 		want[[]rune(k)[0]] = strings.ReplaceAll(v, ",", "")
 	}
 	if len(want) != len(qwertyNeighbours) {
-		t.Errorf("map has %d keys, METHODS %d", len(qwertyNeighbours), len(want))
+		t.Errorf("map has %d keys, the spec %d", len(qwertyNeighbours), len(want))
 	}
 	for k, v := range want {
 		if qwertyNeighbours[k] != v {
-			t.Errorf("%c → %q, METHODS says %q", k, qwertyNeighbours[k], v)
+			t.Errorf("%c → %q, the spec says %q", k, qwertyNeighbours[k], v)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/robustream/robustream/processors/judge"
+	"github.com/robustream/robustream/processors/text"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -128,7 +128,7 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 // lineage.
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	accepted := q.Accepted()
-	answers := judge.NewAnswers(accepted) // shared by every kind
+	answers := text.NewAnswers(accepted) // shared by every kind
 	words := newQueryWords(q.Question, answers, accepted)
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
 	for _, kind := range QueryKinds {

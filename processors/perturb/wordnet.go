@@ -22,8 +22,9 @@ const DefaultWordNetDir = "/usr/share/wordnet"
 
 // ErrUnavailable reports that a perturbation kind cannot run on this
 // installation (the WordNet dictionary is missing or unreadable). The stage
-// records the kind as skipped instead of failing (ARCHITECTURE §6: degrade
-// visibly).
+// records the kind as skipped instead of failing: a missing resource
+// degrades the run visibly, it does not stop it (docs/methods.md, Query
+// perturbations).
 var ErrUnavailable = errors.New("perturbation kind unavailable")
 
 // The four WordNet parts of speech, in file-name form.
@@ -271,7 +272,7 @@ func (w *WordNet) baseForms(p int, word string) []string {
 
 // Synonyms returns the WordNet synonyms of word, sorted and without
 // duplicates: the lemma names of every synset of every part of speech of the
-// word or its base forms (METHODS "Query perturbations", TextAttack's
+// word or its base forms (docs/methods.md, Query perturbations; TextAttack's
 // WordSwapWordNet) that differ from the word, contain no underscore and are
 // a single word. Two deliberate differences from the reference: the
 // comparison ignores case, and the word's own base forms are excluded too

@@ -5,27 +5,29 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/robustream/robustream/processors/judge"
+	"github.com/robustream/robustream/processors/text"
 )
 
-// Normalize is the answer-matching normalization of METHODS, shared with
-// the judge so that a question is checked exactly as its answers are judged.
-func Normalize(s string) string { return judge.Normalize(s) }
+// Normalize is the answer-matching normalization (text.Normalize), the one
+// the judge applies, so that a question is checked exactly as its answers
+// are judged.
+func Normalize(s string) string { return text.Normalize(s) }
 
-// AnswerInText is the "answer occurs in the ground-truth chunk" check of
-// ARCHITECTURE §5: the normalized answer is a substring of the normalized
-// text.
-func AnswerInText(answer, text string) bool {
+// AnswerInText is the "answer occurs in the ground-truth chunk" check
+// (docs/methods.md, Question synthesis and QA checks): the normalized answer
+// is a substring of the normalized passage.
+func AnswerInText(answer, passage string) bool {
 	a := Normalize(answer)
-	return a != "" && strings.Contains(Normalize(text), a)
+	return a != "" && strings.Contains(Normalize(passage), a)
 }
 
 // ContainsAnswer reports whether question gives the answer away: the
 // answer's normalized words occur as a contiguous run of the question's. A
 // plain substring test would reject "How many … in Q1 2012?" for the answer
-// "12" (METHODS: the covered match's known weakness).
+// "12" (the covered match's known weakness; docs/methods.md, Answer matching
+// and refusal detection).
 func ContainsAnswer(question, answer string) bool {
-	return judge.ContainsRun(strings.Fields(Normalize(question)), strings.Fields(Normalize(answer)))
+	return text.ContainsRun(strings.Fields(Normalize(question)), strings.Fields(Normalize(answer)))
 }
 
 // SimLexicalCosine names the similarity Difficulty uses, recorded in
@@ -33,22 +35,18 @@ func ContainsAnswer(question, answer string) bool {
 // mixed.
 const SimLexicalCosine = "lexical_cosine"
 
-// stopwords carry no topic: leaving them in would make every question look
-// alike to every chunk.
-var stopwords = map[string]bool{"what": true, "who": true, "whom": true, "which": true, "how": true,
-	"many": true, "much": true, "did": true, "does": true, "do": true, "is": true, "was": true,
-	"were": true, "are": true, "be": true, "the": true, "a": true, "an": true, "of": true, "in": true,
-	"on": true, "at": true, "to": true, "for": true, "and": true, "or": true, "by": true, "with": true,
-	"as": true, "from": true, "its": true, "it": true, "s": true, "that": true, "this": true}
-
 // contentWords returns the set of lower-cased letter/digit runs of s, less
-// stopwords.
+// stopwords: they carry no topic, and leaving them in would make every
+// question look alike to every chunk. The list is the narrowest
+// (text.StopNarrow), the words questions are glued from: D_r is compared
+// across windows under the one name SimLexicalCosine, so the words it
+// ignores must not change under that name.
 func contentWords(s string) map[string]bool {
 	set := make(map[string]bool)
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if !stopwords[w] {
+		if !text.IsStopword(w, text.StopNarrow) {
 			set[w] = true
 		}
 	}
@@ -85,7 +83,8 @@ func Difficulty(question string, chunks []string) float64 {
 	return 1 - minSim
 }
 
-// Rule check names, the keys of Question.QAScores (ARCHITECTURE §5).
+// Rule check names, the keys of Question.QAScores (docs/methods.md, Question
+// synthesis and QA checks).
 const (
 	CheckAnswerNonEmpty      = "answer_nonempty"
 	CheckAnswerInChunk       = "answer_in_chunk"

@@ -1,7 +1,8 @@
 // Package question synthesises single-hop questions with known answers from
 // triplets, the template generator of RARE-Get for offline runs (RARE §4.4),
-// with the rule quality checks of ARCHITECTURE §5 and the retrieval
-// difficulty D_r of GRADE §3.3 (eq. 1) over a lexical similarity.
+// with rule quality checks (docs/methods.md, Question synthesis and QA
+// checks) and the retrieval difficulty D_r of GRADE §3.3 (eq. 1) over a
+// lexical similarity (docs/methods.md, Difficulty D_r).
 //
 // The answer of every question is its triplet's tail; a question is emitted
 // only when the answer occurs in the ground-truth chunk and the question does
@@ -9,6 +10,6 @@
 // paths) need the knowledge graph and belong to the stage built on it.
 //
 // It must not call models, must not keep state between messages (the
-// triplet carries its chunk text), and must not import other sources,
-// processors or sinks.
+// triplet carries its chunk text), and must not import sources, sinks or
+// other processors (processors/text, the shared text handling, excepted).
 package question

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/robustream/robustream/processors/judge"
+	"github.com/robustream/robustream/processors/text"
 )
 
 // DefaultThreshold is the share of the question's content words a sentence
@@ -27,7 +27,7 @@ type LexicalOptions struct {
 // scores every context sentence by the share of the question's content words
 // it contains (exact stem: full credit; a shared prefix of most of the word:
 // half credit, so a typo in the middle of a word hurts a little and one at
-// its start hurts fully), refuses with judge.RefusalText when the best score
+// its start hurts fully), refuses with RefusalText when the best score
 // is under the threshold or there is no context (closed book: it knows
 // nothing), and otherwise answers with the span of the best sentence that the
 // question does not already contain.
@@ -80,7 +80,7 @@ func (l *Lexical) Answer(ctx context.Context, query string, contexts []string) (
 func (l *Lexical) answer(query string, contexts []string) string {
 	q := newQuestionTerms(query)
 	if len(q.content) == 0 {
-		return judge.RefusalText
+		return RefusalText
 	}
 	var best []token
 	bestScore := -1.0
@@ -92,12 +92,12 @@ func (l *Lexical) answer(query string, contexts []string) string {
 		}
 	}
 	if best == nil || bestScore < l.threshold {
-		return judge.RefusalText
+		return RefusalText
 	}
 	if span := q.span(best); span != "" {
 		return span
 	}
-	return judge.RefusalText
+	return RefusalText
 }
 
 // maxCachedContexts bounds the tokenized-context cache. The fan-out asks
@@ -115,8 +115,11 @@ func (l *Lexical) tokenized(c string) [][]token {
 	}
 	l.mu.Unlock()
 	var toks [][]token
-	for _, s := range sentences(c) {
-		toks = append(toks, tokenize(s))
+	// Every line on its own (text.EveryLine): chunk lines are table rows
+	// and list items as often as wrapped prose, and candidates need not be
+	// exact sentences.
+	for _, s := range text.Sentences(c, text.SentenceOptions{Layout: text.EveryLine}) {
+		toks = append(toks, tokenize(s.Text))
 	}
 	l.mu.Lock()
 	if len(l.cache) >= maxCachedContexts {
@@ -235,7 +238,7 @@ func newQuestionTerms(query string) questionTerms {
 			q.asksAdjunct = true
 		}
 		q.keys[t.key] = true
-		if stopwords[t.key] || seen[t.stem] {
+		if isStopword(t.key) || seen[t.stem] {
 			continue
 		}
 		seen[t.stem] = true
@@ -354,10 +357,10 @@ func (q questionTerms) span(toks []token) string {
 		if i > 0 && !in[i-1] && adjunctPreps[toks[i-1].key] {
 			r.adjunct = true
 		}
-		for r.from < r.to && stopwords[toks[r.from].key] {
+		for r.from < r.to && isStopword(toks[r.from].key) {
 			r.from++
 		}
-		for r.to > r.from && stopwords[toks[r.to-1].key] {
+		for r.to > r.from && isStopword(toks[r.to-1].key) {
 			r.to--
 		}
 		if r.from < r.to {
@@ -425,38 +428,6 @@ var adjunctPreps = map[string]bool{
 	"from": true, "by": true, "after": true, "before": true, "within": true, "through": true, "near": true,
 }
 
-// sentences splits a context at '.', '!' or '?' followed by whitespace and
-// at line breaks; a period after a known abbreviation or an initial does not
-// end a sentence. Cruder than the perturb splitter on purpose: the reader
-// only needs candidate sentences, not exact spans.
-func sentences(text string) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		words := strings.Fields(line)
-		start := 0
-		for i, w := range words {
-			last, _ := utf8.DecodeLastRuneInString(strings.TrimRight(w, `"')]”’`))
-			if (last == '.' || last == '!' || last == '?') && !(last == '.' && isAbbrev(w)) || i == len(words)-1 {
-				out = append(out, strings.Join(words[start:i+1], " "))
-				start = i + 1
-			}
-		}
-	}
-	return out
-}
-
-func isAbbrev(w string) bool {
-	k := strings.ToLower(strings.TrimSuffix(strings.TrimLeft(w, `"'([`), "."))
-	return abbreviations[k] || utf8.RuneCountInString(k) == 1
-}
-
-var abbreviations = map[string]bool{
-	"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "inc": true, "corp": true,
-	"co": true, "ltd": true, "jr": true, "sr": true, "st": true, "vs": true, "e.g": true,
-	"i.e": true, "u.s": true, "no": true, "jan": true, "feb": true, "aug": true, "sept": true,
-	"oct": true, "nov": true, "dec": true,
-}
-
 // auxiliaries are verbs that introduce the answer in the sentences questions
 // are made from ("revenue … was $4.2 billion").
 var auxiliaries = map[string]bool{
@@ -465,17 +436,9 @@ var auxiliaries = map[string]bool{
 	"remains": true, "remained": true, "totaled": true, "totalled": true, "reached": true,
 }
 
-// stopwords are the function words the reader ignores when scoring and trims
-// off answers; question words included, since they never occur in the
-// answer sentence.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but of in on at to for from by with as into
-over under about after before during between per than that this these those it its is was are
-were be been being has have had do does did will would can could should may might must shall
-what which who whom whose when where why how much many there their they them he she his her him
-we our you your i me my not no so if then also up out during since until within through near`) {
-		m[w] = true
-	}
-	return m
-}()
+// isStopword reports whether a word key is a function word, which the reader
+// ignores when scoring and trims off answers. The breadth is the function
+// words with the question words: they never occur in the answer sentence.
+// A broader one would also drop words such as "one", "last" or "more" that
+// answers are made of.
+func isStopword(key string) bool { return text.IsStopword(key, text.StopFunction) }

@@ -53,8 +53,8 @@ func Builtins() map[string]Model {
 }
 
 // IsBaseline reports whether m is a built-in baseline rather than a model
-// under test proper, so that reports and the dashboard can label it
-// (ARCHITECTURE §6: "labelled as a baseline everywhere it appears").
+// under test proper, so that reports and the dashboard can label it as one
+// wherever it appears (docs/methods.md, Fan-out and prompts).
 func IsBaseline(m Model) bool {
 	b, ok := m.(interface{ Baseline() bool })
 	return ok && b.Baseline()

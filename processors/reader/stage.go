@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/robustream/robustream/processors/judge"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -23,8 +22,8 @@ var ErrUnknownModel = errors.New("unknown model")
 type Config struct {
 	// Models maps model id → Model. Required.
 	Models map[string]Model `yaml:"-"`
-	// JudgeMethod is the matcher (judge.MethodExact, MethodCovered,
-	// MethodTokenSeq). Empty: judge.DefaultMethod.
+	// JudgeMethod is the matcher (MethodExact, MethodCovered,
+	// MethodTokenSeq). Empty: DefaultMethod.
 	JudgeMethod string `yaml:"judge_method" help:"answer matcher: exact, covered or token_seq (default token_seq)"`
 	// Now is the clock for evaluated_at and latency. Nil: time.Now.
 	Now func() time.Time `yaml:"-"`
@@ -51,14 +50,14 @@ func NewStage(cfg Config) (*Stage, error) {
 			errs = append(errs, fmt.Errorf("infer: models.%s: nil or id mismatch", id))
 		}
 	}
-	if !judge.ValidMethod(cfg.JudgeMethod) {
+	if !ValidMethod(cfg.JudgeMethod) {
 		errs = append(errs, fmt.Errorf("infer: judge_method: unknown %q", cfg.JudgeMethod))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	if cfg.JudgeMethod == "" {
-		cfg.JudgeMethod = judge.DefaultMethod
+		cfg.JudgeMethod = DefaultMethod
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -72,7 +71,7 @@ func (s *Stage) Name() string { return StageName }
 // Process implements streams.Processor. A request that does not decode or
 // names an unknown model is a permanent error; a model error is returned as
 // is, so the runner retries it with backoff and dead-letters it when retries
-// run out (ARCHITECTURE §10).
+// run out (docs/architecture.md, Delivery contract).
 //
 // Built-in models get the request's query and contexts, not the prompt:
 // they are extractive and the prompt's instructions mean nothing to them.
@@ -91,7 +90,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
 	}
 	end := s.now()
-	v := judge.Judge(ans.Text, req.Accepted, s.method)
+	v := Judge(ans.Text, req.Accepted, s.method)
 	res := &schemas.EvalResult{
 		QuestionRef:     req.QuestionRef,
 		RequestID:       req.RequestID,

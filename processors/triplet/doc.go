@@ -1,17 +1,20 @@
 // Package triplet extracts knowledge-graph edges (head, relation, tail) from
 // chunks, the second step of RARE-Get (RARE §4.2).
 //
-// This is the rule extractor for offline runs: a sentence splitter aware of
-// decimals, abbreviations and quotes, and a subject–verb–object pattern over a
-// small part-of-speech lexicon of our own (verbs, function words). It prefers
-// precision to recall: a sentence it cannot read confidently (negations,
-// modals, passives, reported speech, pronoun subjects) yields nothing.
+// This is the rule extractor for offline runs: the strict sentence split of
+// processors/text (aware of Markdown, decimals, abbreviations and quotes),
+// and a subject–verb–object pattern over a small part-of-speech lexicon of
+// our own (verbs, function words). It prefers precision to recall: a
+// sentence it cannot read confidently (negations, modals, passives, reported
+// speech, pronoun subjects) yields nothing.
 //
 // Guarantees, enforced by the "triplets" stage: the source sentence is a
 // verbatim substring of its chunk and the tail a verbatim substring of the
-// sentence; a triplet breaking either is rejected (ARCHITECTURE §5).
+// sentence; a triplet breaking either is rejected (docs/methods.md, Triplet
+// extraction).
 //
 // It must not generate questions (processors/question), must not merge
 // entities across documents (the knowledge-graph stage), must not call models,
-// and must not import other sources, processors or sinks.
+// and must not import sources, sinks or other processors (processors/text,
+// the shared text handling, excepted).
 package triplet

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // Triple is one subject–verb–object fact read from a sentence. Head, Relation
@@ -15,13 +17,13 @@ type Triple struct {
 	Sentence             Sentence
 }
 
-// Extract returns the triples of the declarative sentences of text, at most
-// one per sentence (its main clause). It is the offline stand-in for the LLM
+// Extract returns the triples of the declarative sentences of a chunk's
+// text, at most one per sentence (its main clause). It is the offline stand-in for the LLM
 // extractor of RARE §4.2: a rule subject–verb–object reading with a small
 // part-of-speech lexicon instead of a tagger, tuned for precision.
-func Extract(text string) []Triple {
+func Extract(chunkText string) []Triple {
 	var out []Triple
-	for _, s := range Sentences(text) {
+	for _, s := range Sentences(chunkText) {
 		if t, ok := readSentence(s.Text); ok {
 			t.Sentence = s
 			out = append(out, t)
@@ -68,7 +70,7 @@ func words(s string) []word {
 			ce -= n
 		}
 		core := s[cs:ce]
-		if ce < j && s[ce] == '.' && isAcronym(core) {
+		if ce < j && s[ce] == '.' && text.IsAcronym(core) {
 			ce++ // keep the final point of a dotted acronym: "U.S."
 			core = s[cs:ce]
 		}
@@ -315,3 +317,6 @@ func clauseFollows(s string, rest []word) bool {
 }
 
 var trailingFiller = set("and", "or", "but", "of", "the", "a", "an")
+
+// isSpace is the whitespace between the words of a sentence.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -144,3 +144,12 @@ func isAdverb(w string) bool {
 // notAdverbs end in -ly but are nouns or adjectives.
 var notAdverbs = set("supply", "apply", "family", "italy", "july", "monthly", "quarterly", "weekly",
 	"daily", "yearly", "early", "only", "likely", "holy", "assembly", "anomaly", "rally", "ally")
+
+// set turns words into a set, for the word lists of the lexicon.
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}

@@ -1,10 +1,12 @@
-package judge
+package reader
 
 import (
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // methods are the matchers, plus "" and an unknown name, both of which
@@ -74,15 +76,15 @@ func judgeSeeds(full bool) [][2]string {
 
 func checkJudge(t *testing.T, answer, gold string) {
 	for _, s := range []string{answer, gold} {
-		n := Normalize(s)
-		if again := Normalize(n); again != n {
+		n := text.Normalize(s)
+		if again := text.Normalize(n); again != n {
 			t.Fatalf("Normalize not idempotent on %q: %q then %q", s, n, again)
 		}
 		if !utf8.ValidString(n) || strings.Contains(n, "  ") || n != strings.TrimSpace(n) {
 			t.Fatalf("Normalize(%q) = %q: invalid UTF-8 or stray spaces", s, n)
 		}
-		if !slices.Equal(Tokens(n), Tokens(s)) {
-			t.Fatalf("Tokens(%q) = %q but Tokens of its normalization %q", s, Tokens(s), Tokens(n))
+		if !slices.Equal(text.Tokens(n), text.Tokens(s)) {
+			t.Fatalf("Tokens(%q) = %q but Tokens of its normalization %q", s, text.Tokens(s), text.Tokens(n))
 		}
 	}
 
@@ -99,10 +101,10 @@ func checkJudge(t *testing.T, answer, gold string) {
 	}
 
 	goldRefused := IsRefusal(gold)
-	if !goldRefused && Normalize(gold) == "" {
+	if !goldRefused && text.Normalize(gold) == "" {
 		t.Fatalf("%q normalizes to nothing but is not a refusal", gold)
 	}
-	hasTokens := len(Tokens(gold)) > 0
+	hasTokens := len(text.Tokens(gold)) > 0
 	for _, m := range methods {
 		v := Judge(gold, []string{gold}, m)
 		want := !goldRefused && (v.Method != MethodTokenSeq || hasTokens)
@@ -114,10 +116,10 @@ func checkJudge(t *testing.T, answer, gold string) {
 	// Spaces keep the gold answer's words apart from the others.
 	around := answer + " " + gold + " " + answer
 	if !goldRefused && !IsRefusal(around) {
-		if !Covered(around, []string{gold}) {
+		if !text.Covered(around, []string{gold}) {
 			t.Fatalf("Covered(%q, [%q]) = false", around, gold)
 		}
-		if hasTokens && !TokenSeq(around, []string{gold}) {
+		if hasTokens && !text.TokenSeq(around, []string{gold}) {
 			t.Fatalf("TokenSeq(%q, [%q]) = false", around, gold)
 		}
 	}

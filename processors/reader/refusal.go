@@ -1,4 +1,6 @@
-package judge
+package reader
+
+import "github.com/robustream/robustream/processors/text"
 
 // RefusalText is the refusal our prompts ask for and the built-in readers
 // give (RARE Table 2: "returning 'no such info'").
@@ -6,7 +8,7 @@ const RefusalText = "no such info"
 
 // wholeRefusals are answers that are refusals only when they are the whole
 // answer: "unknown" alone is a refusal, "The Unknown Soldier" is not. They are
-// written in Normalize's output form.
+// written in text.Normalize's output form.
 var wholeRefusals = map[string]bool{
 	"":               true,
 	"unknown":        true,
@@ -23,7 +25,7 @@ var wholeRefusals = map[string]bool{
 
 // refusalPhrases are token runs that mark a refusal wherever they occur in an
 // answer ("Sorry, I cannot answer that from the context."). Written in
-// Tokens' output form: lowercase, no ASCII punctuation, no articles.
+// text.Tokens' output form: lowercase, no ASCII punctuation, no articles.
 var refusalPhrases = [][]string{
 	{"no", "such", "info"},
 	{"no", "such", "information"},
@@ -59,17 +61,18 @@ var refusalPhrases = [][]string{
 
 // IsRefusal reports whether answer says the model cannot answer: empty
 // (or punctuation only), "no such info", "NO-RES", "I cannot answer …",
-// "not enough information", "unknown", and equivalents (METHODS "Answer
-// matching"). Matching is on normalized tokens, so case, punctuation and
-// articles do not matter, and a phrase must occur as whole words.
+// "not enough information", "unknown", and equivalents (docs/methods.md,
+// Answer matching and refusal detection). Matching is on normalized tokens,
+// so case, punctuation and articles do not matter, and a phrase must occur
+// as whole words.
 func IsRefusal(answer string) bool {
-	n := Normalize(answer)
+	n := text.Normalize(answer)
 	if wholeRefusals[n] {
 		return true
 	}
-	toks := Tokens(answer)
+	toks := text.Tokens(answer)
 	for _, p := range refusalPhrases {
-		if ContainsRun(toks, p) {
+		if text.ContainsRun(toks, p) {
 			return true
 		}
 	}

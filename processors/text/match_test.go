@@ -1,4 +1,4 @@
-package judge
+package text
 
 import (
 	"fmt"
@@ -77,73 +77,6 @@ func TestTokenSeq(t *testing.T) {
 	f("resume", []string{"résumé"}, false)
 	f("x—y", []string{"y"}, true)
 	f("anything", []string{"the"}, false)
-}
-
-func TestIsRefusal(t *testing.T) {
-	f := func(answer string, want bool) {
-		t.Helper()
-		if got := IsRefusal(answer); got != want {
-			t.Errorf("IsRefusal(%q) = %v, want %v", answer, got, want)
-		}
-	}
-	f("", true)
-	f("  ", true)
-	f("...", true)
-	f("no such info", true)
-	f("No such information.", true)
-	f("NO-RES", true)
-	f("I cannot answer this question from the context.", true)
-	f("I can't answer that.", true)
-	f("There is not enough information to answer.", true)
-	f("Unknown", true)
-	f("unknown.", true)
-	f("I don't know", true)
-	f("The context does not mention the CFO.", true)
-	f("N/A", true)
-	f("Maria Lopez", false)
-	f("The Unknown Soldier", false)
-	f("$4.2 billion", false)
-	f("Infotech", false)
-}
-
-func TestJudge(t *testing.T) {
-	f := func(answer string, accepted []string, method string, want Verdict) {
-		t.Helper()
-		if got := Judge(answer, accepted, method); got != want {
-			t.Errorf("Judge(%q, %q, %q) = %+v, want %+v", answer, accepted, method, got, want)
-		}
-	}
-	acc := []string{"$4.2 billion"}
-	f("$4.2 billion", acc, "", Verdict{Correct: true, Method: MethodTokenSeq})
-	f("revenue was $4.2 billion", acc, MethodExact, Verdict{Method: MethodExact})
-	f("revenue was $4.2 billion", acc, MethodCovered, Verdict{Correct: true, Method: MethodCovered})
-	f("party", []string{"art"}, MethodCovered, Verdict{Correct: true, Method: MethodCovered})
-	f("party", []string{"art"}, MethodTokenSeq, Verdict{Method: MethodTokenSeq})
-	f("no such info", acc, "", Verdict{Refused: true, Method: MethodTokenSeq})
-	// A refusal is never correct, even when the accepted answer looks like one.
-	f("Unknown", []string{"unknown"}, MethodExact, Verdict{Refused: true, Method: MethodExact})
-	f("$4.2 billion", acc, "bogus", Verdict{Correct: true, Method: MethodTokenSeq})
-}
-
-func TestValidMethod(t *testing.T) {
-	for m, want := range map[string]bool{"": true, "exact": true, "covered": true, "token_seq": true, "embedding": false} {
-		if got := ValidMethod(m); got != want {
-			t.Errorf("ValidMethod(%q) = %v, want %v", m, got, want)
-		}
-	}
-}
-
-func ExampleJudge() {
-	v := Judge("They went to the party.", []string{"art"}, MethodCovered)
-	fmt.Println(v.Method, v.Correct)
-	v = Judge("They went to the party.", []string{"art"}, "")
-	fmt.Println(v.Method, v.Correct)
-	v = Judge("No such info.", []string{"art"}, "")
-	fmt.Println(v.Refused, v.Correct)
-	// Output:
-	// covered true
-	// token_seq false
-	// true false
 }
 
 func ExampleNormalize() {

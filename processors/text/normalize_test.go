@@ -1,4 +1,4 @@
-package judge
+package text
 
 import (
 	"math/rand/v2"
