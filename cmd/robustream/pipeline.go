@@ -36,6 +36,21 @@ func processorStage(name, input, output string, build func(e *engine) (streams.P
 	}}
 }
 
+// perturbKinds is the perturbation-kind registry, in emission order:
+// adding a kind is a perturb.Kind value and one line here.
+var perturbKinds = []perturb.Kind{
+	perturb.Char,
+	perturb.QWERTY,
+	perturb.Synonym,
+	perturb.AnswerRemoved,
+}
+
+// metricFamilies is the metric-family registry of pairing: adding a family
+// is a pair.Family value and one line here.
+var metricFamilies = []pair.Family{
+	pair.RARE,
+}
+
 // externalOutputs are the topics written from outside the stage registry:
 // documents by the sources (run --source, eval --source, or another process
 // in cluster mode), and alerts, which no stage of this build writes yet (the
@@ -93,6 +108,7 @@ func registry() []stageSpec {
 		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
+			pc.Kinds = perturbKinds
 			st := perturb.NewStage(pc)
 			e.exposeSkipped(st)
 			return st, nil
@@ -109,7 +125,7 @@ func registry() []stageSpec {
 			st := streams.NewState(e.kafka, pair.StageName)
 			e.pairState = st
 			return streams.Stage{Name: pair.StageName, Inputs: []string{streams.TopicEvalResults}, Outputs: []string{streams.TopicOutcomes},
-				Processor: pair.NewStage(st), State: st}, nil
+				Processor: pair.NewStage(st, metricFamilies...), State: st}, nil
 		}},
 	}
 	for _, t := range clickhouse.Topics() {

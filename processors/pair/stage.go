@@ -30,15 +30,26 @@ type Store interface {
 // Stage is the "pair" stage: rs.eval.results → rs.outcomes, keyed by
 // question id, with one Set per (model, question) in the Store.
 type Stage struct {
-	store Store
+	store    Store
+	families []Family
 	// locks serialize the read-modify-write of a state key should the
 	// runner process partitions concurrently; a set lives in one partition,
 	// so striping by key costs no parallelism in practice.
 	locks [64]sync.Mutex
 }
 
-// NewStage returns the pairing stage over store.
-func NewStage(store Store) *Stage { return &Stage{store: store} }
+// NewStage returns the pairing stage over store, computing the given metric
+// families when a set completes (none given: RARE). Invalid families (a
+// wiring mistake in the registry, not input) panic.
+func NewStage(store Store, families ...Family) *Stage {
+	if len(families) == 0 {
+		families = []Family{RARE}
+	}
+	if err := checkFamilies(families); err != nil {
+		panic(err)
+	}
+	return &Stage{store: store, families: families}
+}
 
 // Name implements streams.Processor.
 func (s *Stage) Name() string { return StageName }
@@ -48,7 +59,8 @@ func StateKey(modelID, questionID string) string { return modelID + "|" + questi
 
 // Process implements streams.Processor. It adds the result to its set;
 // a result for a variant already in the set is ignored (a redelivery). When
-// the set is complete it returns the RARE f outcomes and leaves a done marker.
+// the set is complete it returns the outcomes of every metric family and
+// leaves a done marker.
 // A payload that is not a valid result is a permanent error, as is state
 // that does not decode; a store error is returned for retry.
 func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
@@ -86,7 +98,10 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, nil
 	}
 	set.Emitted = true
-	outcomes := Outcomes(&set)
+	var outcomes []schemas.Outcome
+	for _, f := range s.families {
+		outcomes = append(outcomes, f.Outcomes(&set)...)
+	}
 	recs := make([]streams.Record, 0, len(outcomes))
 	for i := range outcomes {
 		b, err := schemas.Encode(&outcomes[i])

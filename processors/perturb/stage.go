@@ -25,6 +25,9 @@ type Config struct {
 	WordNetDir string `yaml:"wordnet_dir" help:"WordNet dictionary directory (default: Debian's wordnet-base)"`
 	// Logger receives one warning per unavailable kind. Nil: slog.Default().
 	Logger *slog.Logger `yaml:"-"`
+	// Kinds are the perturbation kinds to run, in order (the registry of
+	// cmd/robustream). Nil: DefaultKinds().
+	Kinds []Kind `yaml:"-"`
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
@@ -33,6 +36,7 @@ type Config struct {
 // so fan-out and pairing know when the set is complete.
 type Stage struct {
 	perturber Perturber
+	kinds     []Kind
 	log       *slog.Logger
 
 	mu      sync.Mutex
@@ -43,8 +47,15 @@ type Stage struct {
 // NewStage returns the perturb stage. The WordNet dictionary starts loading
 // in the background here (about 0.1 s), so that the first question rarely
 // waits for it; a missing dictionary never stops the engine: the wordnet
-// kind is then skipped and counted.
+// kind is then skipped and counted. Invalid kinds (a wiring mistake in the
+// registry, not input) panic.
 func NewStage(cfg Config) *Stage {
+	if cfg.Kinds == nil {
+		cfg.Kinds = DefaultKinds()
+	}
+	if err := checkKinds(cfg.Kinds); err != nil {
+		panic(err)
+	}
 	if cfg.WordNet == nil {
 		cfg.WordNet = sharedWordNet(cfg.WordNetDir)
 	}
@@ -53,12 +64,13 @@ func NewStage(cfg Config) *Stage {
 	}
 	s := &Stage{
 		perturber: Perturber{WordNet: cfg.WordNet},
+		kinds:     cfg.Kinds,
 		log:       cfg.Logger,
 		skipped:   make(map[string]*atomic.Int64),
 		warned:    make(map[string]bool),
 	}
-	for _, k := range append(append([]string(nil), QueryKinds...), KindAnswerRemoved) {
-		s.skipped[k] = new(atomic.Int64)
+	for _, k := range cfg.Kinds {
+		s.skipped[k.Name] = new(atomic.Int64)
 	}
 	go cfg.WordNet.Available() // the error is reported on first use
 	return s
@@ -120,29 +132,31 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	return recs, nil
 }
 
-// Variants builds the variant set of q: the original, then query/char,
-// query/qwerty, query/wordnet (each with the ground-truth contexts) and
-// document/answer_removed (original query), leaving out those that cannot
-// be made and counting them in Skipped. Every variant is stamped with its
+// Variants builds the variant set of q: the original, then one variant per
+// configured kind (by default query/char, query/qwerty, query/wordnet, each
+// with the ground-truth contexts, and document/answer_removed with the
+// original query), leaving out those that cannot be made and counting them
+// in Skipped. Every variant is stamped with its
 // id, schemas.ID(question_id, axis, kind, query, contexts…), and q's id as
 // lineage.
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
-	words := newQueryWords(q.Question, answers, accepted)
+	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted)}
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
-	for _, kind := range QueryKinds {
-		pq, err := s.perturber.query(kind, q.QuestionID, words)
-		if err != nil {
-			s.skip(kind, err)
+	for _, k := range s.kinds {
+		if k.NeedsLLM {
+			// This build has no generator LLM client: such kinds are
+			// counted as skipped and reported once, never silently missing.
+			s.skip(k.Name, errNoGenerator)
 			continue
 		}
-		vs = append(vs, newVariant(q, schemas.AxisQuery, kind, pq, q.GTChunks, true))
-	}
-	if ctxs, err := removeAnswer(q.GTChunks, answers); err != nil {
-		s.skip(KindAnswerRemoved, err)
-	} else {
-		vs = append(vs, newVariant(q, schemas.AxisDocument, KindAnswerRemoved, q.Question, ctxs, false))
+		made, err := k.Make(&s.perturber, in)
+		if err != nil {
+			s.skip(k.Name, err)
+			continue
+		}
+		vs = append(vs, newVariant(q, k.Axis, k.Name, made.Query, made.Contexts, made.AnswerAvailable))
 	}
 	lineage := q.ID
 	if lineage == "" {

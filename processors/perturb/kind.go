@@ -1,0 +1,88 @@
+package perturb
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/robustream/robustream/processors/text"
+	"github.com/robustream/robustream/schemas"
+)
+
+// Kind is one perturbation kind: the axis it perturbs, whether it needs the
+// generator LLM, and how it makes its variant. The stage runs the kinds it
+// is configured with (Config.Kinds, wired in cmd/), in order; adding a kind
+// is a Kind value and one line in that list.
+type Kind struct {
+	// Axis is schemas.AxisQuery, AxisDocument, ….
+	Axis string
+	// Name is the short snake_case kind recorded on variants and outcomes.
+	Name string
+	// NeedsLLM kinds are skipped, counted and reported once, when no
+	// generator LLM is configured.
+	NeedsLLM bool
+	// Make returns the variant of in, or an error when it cannot be made
+	// (no eligible word, the answer would leak; ErrUnavailable when a
+	// resource is missing).
+	Make func(p *Perturber, in *Input) (Made, error)
+}
+
+// Made is a variant's content as a kind makes it.
+type Made struct {
+	Query    string
+	Contexts []string
+	// AnswerAvailable says whether Contexts still hold the answer.
+	AnswerAvailable bool
+}
+
+// Input is what every kind perturbs: one question, with the analysis the
+// kinds share done once.
+type Input struct {
+	Question *schemas.Question
+	// Answers are the question's accepted answers, compiled for matching.
+	Answers *text.Answers
+	words   *queryWords
+}
+
+// The built-in kinds (RARE §3.1, §3.2), in the order the stage emits them.
+var (
+	Char          = queryKind(KindChar)
+	QWERTY        = queryKind(KindQWERTY)
+	Synonym       = queryKind(KindWordNet)
+	AnswerRemoved = Kind{Axis: schemas.AxisDocument, Name: KindAnswerRemoved,
+		Make: func(_ *Perturber, in *Input) (Made, error) {
+			ctxs, err := removeAnswer(in.Question.GTChunks, in.Answers)
+			return Made{Query: in.Question.Question, Contexts: ctxs}, err
+		}}
+)
+
+// DefaultKinds are the kinds of a stage configured with none.
+func DefaultKinds() []Kind { return []Kind{Char, QWERTY, Synonym, AnswerRemoved} }
+
+// queryKind is a rule-based query perturbation with the ground-truth
+// contexts.
+func queryKind(name string) Kind {
+	return Kind{Axis: schemas.AxisQuery, Name: name, Make: func(p *Perturber, in *Input) (Made, error) {
+		q, err := p.query(name, in.Question.QuestionID, in.words)
+		return Made{Query: q, Contexts: in.Question.GTChunks, AnswerAvailable: true}, err
+	}}
+}
+
+// errNoGenerator is why an LLM kind is skipped in this build.
+var errNoGenerator = fmt.Errorf("%w: it needs the generator LLM, and none is configured", ErrUnavailable)
+
+func checkKinds(kinds []Kind) error {
+	seen := map[string]bool{}
+	var errs []error
+	for i, k := range kinds {
+		switch {
+		case k.Name == "" || k.Axis == "" || k.Make == nil:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: needs an axis, a name and Make", i))
+		case k.Axis == schemas.AxisOriginal:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: the original variant is always made", i, k.Name))
+		case seen[k.Axis+"/"+k.Name]:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: %s/%s listed twice", i, k.Axis, k.Name))
+		}
+		seen[k.Axis+"/"+k.Name] = true
+	}
+	return errors.Join(errs...)
+}
