@@ -24,10 +24,14 @@ type listed struct {
 
 // TestStagesImportNoOtherStage enforces how the packages under processors/
 // depend on the rest of the module: a stage package may import streams,
-// schemas and processors/text from this module, never another stage
-// package, and processors/text imports nothing from this module. Shared
-// text handling therefore lives in processors/text, where every stage gets
-// the same rule, rather than in whichever stage wrote it first.
+// schemas, processors/text and processors/provider from this module, never
+// another stage package; processors/text imports nothing from this module;
+// and processors/provider imports only processors/text. Shared text handling
+// therefore lives in processors/text and the models and services stages
+// consume in processors/provider, where every stage gets the same one,
+// rather than in whichever stage needed it first. Keeping streams and schemas
+// out of processors/provider is what keeps it free of Kafka and events (its
+// package doc).
 //
 // Only the packages' own imports count. Tests may import other stages to run
 // a realistic pipeline (perturb's benchmarks feed it the demo feed's
@@ -57,27 +61,33 @@ func TestStagesImportNoOtherStage(t *testing.T) {
 
 	module := pkgs[0].Module.Path
 	text := module + "/processors/text"
-	allowed := []string{module + "/streams", module + "/schemas", text}
-	importsText := false
+	provider := module + "/processors/provider"
+	allowed := []string{module + "/streams", module + "/schemas", text, provider}
+	imported := map[string]bool{} // shared package → some package imports it
 	for _, p := range pkgs {
 		for _, imp := range p.Imports {
 			if imp != module && !strings.HasPrefix(imp, module+"/") {
 				continue // standard library or another module
 			}
-			importsText = importsText || imp == text
+			imported[imp] = true
 			switch {
 			case p.ImportPath == text:
 				t.Errorf("%s imports %s: processors/text must not import any package of this module", p.ImportPath, imp)
+			case p.ImportPath == provider && imp != text:
+				t.Errorf("%s imports %s: processors/provider may import only processors/text of this module "+
+					"(no stage package, and no streams or schemas: providers know nothing of Kafka or events)", p.ImportPath, imp)
 			case !slices.Contains(allowed, imp):
-				t.Errorf("%s imports %s: a stage package may import only streams, schemas and processors/text of this module; "+
-					"move what both need into processors/text", p.ImportPath, imp)
+				t.Errorf("%s imports %s: a stage package may import only streams, schemas, processors/text and processors/provider of this module; "+
+					"move what both need into processors/text or processors/provider", p.ImportPath, imp)
 			}
 		}
 	}
 	// Guard against a vacuous pass, should the listing ever come back
 	// without what the rule is about.
-	if !slices.ContainsFunc(pkgs, func(p listed) bool { return p.ImportPath == text }) || !importsText {
-		t.Errorf("go list saw no processors/text or nothing importing it among %d packages: the check ran on the wrong listing", len(pkgs))
+	for _, shared := range []string{text, provider} {
+		if !slices.ContainsFunc(pkgs, func(p listed) bool { return p.ImportPath == shared }) || !imported[shared] {
+			t.Errorf("go list saw no %s or nothing importing it among %d packages: the check ran on the wrong listing", shared, len(pkgs))
+		}
 	}
 }
 

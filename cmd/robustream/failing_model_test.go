@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -18,12 +18,12 @@ import (
 type downModel struct{ id string }
 
 func (m downModel) ID() string { return m.id }
-func (m downModel) Answer(context.Context, string, []string) (reader.Answer, error) {
-	return reader.Answer{}, streams.Permanent(errors.New("503 Service Unavailable: the inference server is down"))
+func (m downModel) Answer(context.Context, string, []string) (provider.Answer, error) {
+	return provider.Answer{}, streams.Permanent(errors.New("503 Service Unavailable: the inference server is down"))
 }
 
 var downKind = modelKind{name: "down", entry: func() any { return new(builtinModel) },
-	build: func(_ string, e any, _ map[string]reader.Model) (reader.Model, error) {
+	build: func(_ string, e any, _ map[string]provider.Model) (provider.Model, error) {
 		return downModel{id: e.(*builtinModel).ID}, nil
 	}}
 

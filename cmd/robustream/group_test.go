@@ -16,6 +16,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/robustream/robustream/processors/fanout"
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -216,8 +217,8 @@ func evalRequests(t *testing.T, n int) []streams.Record {
 		prompt := fanout.Prompt(query, contexts)
 		req := &schemas.EvalRequest{
 			QuestionRef: schemas.QuestionRef{QuestionID: qid, Pattern: schemas.PatternSingle, Hops: 1, Domain: "business", PublishedAt: published},
-			RequestID:   fanout.RequestID(reader.IDLexical, prompt, ""),
-			ModelID:     reader.IDLexical,
+			RequestID:   fanout.RequestID(provider.IDLexical, prompt, ""),
+			ModelID:     provider.IDLexical,
 			VariantID:   schemas.ID(qid, schemas.AxisOriginal),
 			Prompt:      prompt,
 			Query:       query,

@@ -14,12 +14,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/processors/provider"
 )
 
 // modelSet is the set of models under test.
 type modelSet struct {
-	byID map[string]reader.Model
+	byID map[string]provider.Model
 }
 
 func (m modelSet) ids() []string {
@@ -38,7 +38,7 @@ type modelsFile struct {
 	Models []yaml.Node `yaml:"models"`
 }
 
-// builtinModel is an entry of kind builtin: one of reader.Builtins().
+// builtinModel is an entry of kind builtin: one of provider.Builtins().
 type builtinModel struct {
 	ID   string `yaml:"id"`
 	Kind string `yaml:"kind"`
@@ -88,7 +88,7 @@ type modelKind struct {
 	entry func() any
 	// build turns a decoded entry into a model; errors are named by at, the
 	// entry's path (models[i]).
-	build func(at string, entry any, builtins map[string]reader.Model) (reader.Model, error)
+	build func(at string, entry any, builtins map[string]provider.Model) (provider.Model, error)
 }
 
 // modelKinds is the model-kind registry: adding a kind is a file defining
@@ -96,7 +96,7 @@ type modelKind struct {
 var modelKinds = []modelKind{builtinKind, openaiKind, ragEndpointKind}
 
 var builtinKind = modelKind{name: "builtin", entry: func() any { return new(builtinModel) },
-	build: func(at string, e any, builtins map[string]reader.Model) (reader.Model, error) {
+	build: func(at string, e any, builtins map[string]provider.Model) (provider.Model, error) {
 		id := e.(*builtinModel).ID
 		m, ok := builtins[id]
 		if !ok {
@@ -112,8 +112,8 @@ var (
 	ragEndpointKind = modelKind{name: "rag-endpoint", entry: func() any { return new(ragEndpointModel) }, build: unsupportedKind("rag-endpoint")}
 )
 
-func unsupportedKind(kind string) func(string, any, map[string]reader.Model) (reader.Model, error) {
-	return func(at string, _ any, _ map[string]reader.Model) (reader.Model, error) {
+func unsupportedKind(kind string) func(string, any, map[string]provider.Model) (provider.Model, error) {
+	return func(at string, _ any, _ map[string]provider.Model) (provider.Model, error) {
 		return nil, fmt.Errorf("%s.kind: %q endpoints are not supported by this build yet (only builtin)", at, kind)
 	}
 }
@@ -143,7 +143,7 @@ func loadModels(path string) (modelSet, error) {
 // reports every error in it at once, each prefixed with the file and the
 // entry's path, so that --dry-run and the engine say the same thing.
 func readModels(path string) (modelSet, []error) {
-	builtins := reader.Builtins()
+	builtins := provider.Builtins()
 	if path == "" {
 		return modelSet{byID: builtins}, nil
 	}
@@ -183,7 +183,7 @@ func readModels(path string) (modelSet, []error) {
 			keyKinds[key] = append(keyKinds[key], k.name)
 		}
 	}
-	set := modelSet{byID: map[string]reader.Model{}}
+	set := modelSet{byID: map[string]provider.Model{}}
 	firstAt := map[string]int{} // id → index of the entry that declared it first
 	for i, n := range f.Models {
 		at := fmt.Sprintf("models[%d]", i)

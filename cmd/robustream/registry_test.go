@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -15,8 +15,8 @@ import (
 type echoModel struct{ id string }
 
 func (m echoModel) ID() string { return m.id }
-func (m echoModel) Answer(_ context.Context, q string, _ []string) (reader.Answer, error) {
-	return reader.Answer{Text: q}, nil
+func (m echoModel) Answer(_ context.Context, q string, _ []string) (provider.Answer, error) {
+	return provider.Answer{Text: q}, nil
 }
 
 type echoEntry struct {
@@ -26,7 +26,7 @@ type echoEntry struct {
 }
 
 var echoKind = modelKind{name: "echo", entry: func() any { return new(echoEntry) },
-	build: func(_ string, e any, _ map[string]reader.Model) (reader.Model, error) {
+	build: func(_ string, e any, _ map[string]provider.Model) (provider.Model, error) {
 		return echoModel{id: e.(*echoEntry).Prefix + e.(*echoEntry).ID}, nil
 	}}
 

@@ -1,10 +1,15 @@
 package reader
 
-import "github.com/robustream/robustream/processors/text"
+import (
+	"github.com/robustream/robustream/processors/provider"
+	"github.com/robustream/robustream/processors/text"
+)
 
 // RefusalText is the refusal our prompts ask for and the built-in readers
-// give (RARE Table 2: "returning 'no such info'").
-const RefusalText = "no such info"
+// give (RARE Table 2: "returning 'no such info'"). It is the built-in
+// readers' own constant, so that what they say and what the judge is shown
+// to recognise cannot drift apart.
+const RefusalText = provider.RefusalText
 
 // wholeRefusals are answers that are refusals only when they are the whole
 // answer: "unknown" alone is a refusal, "The Unknown Soldier" is not. They are

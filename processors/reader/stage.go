@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -20,8 +21,8 @@ var ErrUnknownModel = errors.New("unknown model")
 
 // Config configures the inference stage.
 type Config struct {
-	// Models maps model id → Model. Required.
-	Models map[string]Model `yaml:"-"`
+	// Models maps model id → model under test. Required.
+	Models map[string]provider.Model `yaml:"-"`
 	// JudgeMethod is the matcher (MethodExact, MethodCovered,
 	// MethodTokenSeq). Empty: DefaultMethod.
 	JudgeMethod string `yaml:"judge_method" help:"answer matcher: exact, covered or token_seq (default token_seq)"`
@@ -34,7 +35,7 @@ type Config struct {
 // result with everything pairing needs (question ref, axis, kind, answer
 // availability, expected set size, closed-book flag).
 type Stage struct {
-	models map[string]Model
+	models map[string]provider.Model
 	method string
 	now    func() time.Time
 }

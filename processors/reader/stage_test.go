@@ -6,15 +6,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
 
+// acmeChunk is a context that holds the answer to the request's query.
+const acmeChunk = "Acme Corp published its quarterly report on Monday. " +
+	"Acme Corp's revenue in Q3 2025 was $4.2 billion. Its operating margin was 18%."
+
 type failingModel struct{}
 
 func (failingModel) ID() string { return "flaky" }
-func (failingModel) Answer(context.Context, string, []string) (Answer, error) {
-	return Answer{}, errors.New("HTTP 503")
+func (failingModel) Answer(context.Context, string, []string) (provider.Answer, error) {
+	return provider.Answer{}, errors.New("HTTP 503")
 }
 
 func request(t *testing.T, model string, contexts []string, closedBook bool) streams.Message {
@@ -44,7 +49,7 @@ func request(t *testing.T, model string, contexts []string, closedBook bool) str
 
 func TestInferStage(t *testing.T) {
 	clock := time.Date(2025, 11, 1, 12, 0, 0, 0, time.UTC)
-	models := Builtins()
+	models := provider.Builtins()
 	models["flaky"] = failingModel{}
 	st, err := NewStage(Config{Models: models, Now: func() time.Time { clock = clock.Add(5 * time.Millisecond); return clock }})
 	if err != nil {
@@ -52,7 +57,7 @@ func TestInferStage(t *testing.T) {
 	}
 	f := func(contexts []string, closedBook bool, answer string, refused, correct bool) {
 		t.Helper()
-		recs, err := st.Process(t.Context(), request(t, IDLexical, contexts, closedBook))
+		recs, err := st.Process(t.Context(), request(t, provider.IDLexical, contexts, closedBook))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +74,7 @@ func TestInferStage(t *testing.T) {
 		if res.JudgeMethod != "token_seq" || res.LatencyMS != 5 || !res.EvaluatedAt.Equal(clock) {
 			t.Errorf("method %q latency %v evaluated %v", res.JudgeMethod, res.LatencyMS, res.EvaluatedAt)
 		}
-		if res.QuestionID != "q1" || res.VariantID != "v1" || res.RequestID != "req1" || res.ModelID != IDLexical ||
+		if res.QuestionID != "q1" || res.VariantID != "v1" || res.RequestID != "req1" || res.ModelID != provider.IDLexical ||
 			res.Expected != 6 || res.Axis != "query" || res.Kind != "char" || !res.AnswerAvailable || res.ClosedBook != closedBook {
 			t.Errorf("carried fields wrong: %+v", res)
 		}
@@ -95,10 +100,10 @@ func TestNewStageValidates(t *testing.T) {
 	if _, err := NewStage(Config{}); err == nil {
 		t.Error("no models accepted")
 	}
-	if _, err := NewStage(Config{Models: Builtins(), JudgeMethod: "llm"}); err == nil {
+	if _, err := NewStage(Config{Models: provider.Builtins(), JudgeMethod: "llm"}); err == nil {
 		t.Error("unknown judge method accepted")
 	}
-	if _, err := NewStage(Config{Models: map[string]Model{"a": Builtins()[IDLexical]}}); err == nil {
+	if _, err := NewStage(Config{Models: map[string]provider.Model{"a": provider.Builtins()[provider.IDLexical]}}); err == nil {
 		t.Error("id mismatch accepted")
 	}
 }

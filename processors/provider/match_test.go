@@ -1,4 +1,4 @@
-package reader
+package provider
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package reader
+package provider
 
 import (
 	"context"
@@ -25,6 +25,10 @@ type Answer struct {
 	TokensIn, TokensOut int
 }
 
+// RefusalText is the refusal our prompts ask for and the built-in readers
+// give (RARE Table 2: "returning 'no such info'").
+const RefusalText = "no such info"
+
 // Ids of the built-in models.
 const (
 	// IDLexical is the lexical reader with the default threshold.
@@ -45,7 +49,7 @@ func Builtins() map[string]Model {
 	for id, th := range map[string]float64{IDLexical: DefaultThreshold, IDLexicalStrict: StrictThreshold} {
 		m, err := NewLexical(id, LexicalOptions{Threshold: th})
 		if err != nil {
-			panic(fmt.Sprintf("reader: built-in %s: %v", id, err)) // constants above are valid
+			panic(fmt.Sprintf("provider: built-in %s: %v", id, err)) // constants above are valid
 		}
 		out[id] = m
 	}
