@@ -52,7 +52,8 @@ func TestMigrations(t *testing.T) {
 	if len(ms) < 4 {
 		t.Fatalf("got %d migrations, want the database, raw tables, rollups and views at least", len(ms))
 	}
-	// Features 18.16 lacks (ARCHITECTURE §2); the gated files may use more.
+	// Features 18.16 lacks (docs/architecture.md, ClickHouse schema); the gated
+	// files may use more.
 	forbidden := regexp.MustCompile(`(?i)LowCardinality|DateTime64|\bMap\(|\bJSON\b|\bOVER\s*\(|toStartOfInterval`)
 	for i, m := range ms {
 		if i > 0 && ms[i-1].Name >= m.Name {
@@ -91,7 +92,8 @@ func TestMigrations(t *testing.T) {
 	if gated.AppliesTo("18.16.1") || !gated.AppliesTo("26.5.1.1") {
 		t.Errorf("gated migration applies to the wrong versions")
 	}
-	// Every raw table and every rollup target needs the window (§8).
+	// Every raw table and every rollup target needs the window
+	// (docs/architecture.md, Delivery contract).
 	all := strings.Join(gated.Statements, "\n")
 	for _, tb := range append(tableNames(), "robustness_5m", "robustness_1h", "robustness_1d") {
 		if !strings.Contains(all, "robustream."+tb+" MODIFY SETTING non_replicated_deduplication_window") {

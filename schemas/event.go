@@ -31,7 +31,8 @@ type Meta struct {
 // Event is implemented by every event type; Stamp fills its envelope.
 type Event interface {
 	meta() *Meta
-	// Key is the Kafka key the event is written under (section 3).
+	// Key is the Kafka key the event is written under (docs/architecture.md,
+	// Topics and events).
 	Key() string
 }
 
@@ -152,7 +153,9 @@ type Triplet struct {
 // Key implements Event.
 func (t *Triplet) Key() string { return t.DocID }
 
-// Pattern values (section 11).
+// Pattern values: RARE §4.3's single-hop, chained, star and inverted-star
+// patterns, and GRADE's k-hop paths (docs/methods.md, Question synthesis and
+// QA checks).
 const (
 	PatternSingle       = "single"
 	PatternChain        = "chain"
@@ -190,7 +193,7 @@ func (q *Question) Key() string { return q.QuestionID }
 // Accepted returns the answer and its aliases.
 func (q *Question) Accepted() []string { return append([]string{q.Answer}, q.Aliases...) }
 
-// Axis values (section 7).
+// Axis values (docs/methods.md, Perturbations).
 const (
 	AxisOriginal    = "original"
 	AxisQuery       = "query"
@@ -292,7 +295,7 @@ type EvalResult struct {
 // Key implements Event.
 func (r *EvalResult) Key() string { return r.QuestionID }
 
-// Metric families (section 11).
+// Metric families, one per paper (docs/architecture.md, ClickHouse schema).
 const (
 	FamilyRARE  = "rare"
 	FamilySURE  = "sure"

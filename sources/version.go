@@ -13,8 +13,9 @@ import (
 
 // Versioned wraps a source so that a document whose content is unchanged
 // (same content hash) is not emitted again, and a changed one gets the next
-// version number (ARCHITECTURE §3–4). The last (version, hash) of every
-// document lives in a changelogged state, so this holds across restarts.
+// version number (docs/architecture.md, Stages). The last (version, hash) of
+// every document lives in a changelogged state, so this holds across
+// restarts.
 type Versioned struct {
 	src        streams.Source
 	state      *streams.State

@@ -4,8 +4,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics are the per-stage Prometheus series of section 9: throughput, lag,
-// errors, retries and dead letters. A nil *Metrics records nothing.
+// Metrics are the per-stage Prometheus series served on /metrics
+// (docs/architecture.md, HTTP API): throughput, lag, errors, retries and dead
+// letters. A nil *Metrics records nothing.
 type Metrics struct {
 	In      *prometheus.CounterVec
 	Out     *prometheus.CounterVec

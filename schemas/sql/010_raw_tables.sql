@@ -1,4 +1,4 @@
--- Raw event tables, one per topic (ARCHITECTURE §8, §11).
+-- Raw event tables, one per topic (docs/architecture.md, ClickHouse schema).
 --
 -- ReplacingMergeTree ordered by the event's deterministic id: a row written
 -- twice (at-least-once delivery, a replayed topic) converges to one row at
@@ -11,7 +11,8 @@
 -- could change would keep duplicates apart for ever.
 --
 -- Booleans are UInt8 and times DateTime (UTC seconds): the DDL must run on
--- chDB 26.x and on clickhouse-server 18.16 alike (ARCHITECTURE §2).
+-- chDB 26.x and on clickhouse-server 18.16 alike (docs/architecture.md,
+-- ClickHouse schema).
 
 CREATE TABLE IF NOT EXISTS robustream.documents
 (
@@ -115,7 +116,8 @@ ENGINE = ReplacingMergeTree(produced_at)
 ORDER BY variant_id;
 
 -- Keyed by (request_id, variant_id): identical prompts are sent once
--- (ARCHITECTURE §7), so one request may answer several variants.
+-- (docs/methods.md, Fan-out and prompts), so one request may answer several
+-- variants.
 CREATE TABLE IF NOT EXISTS robustream.eval_results
 (
     request_id       String,

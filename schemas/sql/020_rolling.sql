@@ -1,6 +1,7 @@
--- Rolling robustness aggregates (ARCHITECTURE §8): 5-minute, hourly and daily
--- buckets of evaluated_at per (model, family, metric, axis/kind, pattern,
--- domain), kept by materialized views as each outcome block is inserted.
+-- Rolling robustness aggregates (docs/architecture.md, ClickHouse schema):
+-- 5-minute, hourly and daily buckets of evaluated_at per (model, family,
+-- metric, axis/kind, pattern, domain), kept by materialized views as each
+-- outcome block is inserted.
 --
 -- SummingMergeTree with (n, value_sum) rather than an average: sums merge
 -- exactly, so any coarser window or any subset of the key is

@@ -1,7 +1,9 @@
--- Score views over all time (ARCHITECTURE §7, §8, §11). They are plain views:
--- nothing is stored, so a changed definition costs only a new migration
--- that drops and recreates the view. For a time window, read the rolling
--- tables (robustness_*) or outcomes with a WHERE on bucket / evaluated_at.
+-- Score views over all time (docs/architecture.md, ClickHouse schema; what
+-- the scores mean: docs/methods.md, RARE's judge f and pairing). They are
+-- plain views: nothing is stored, so a changed definition costs only a new
+-- migration that drops and recreates the view. For a time window, read the
+-- rolling tables (robustness_*) or outcomes with a WHERE on bucket /
+-- evaluated_at.
 --
 -- Aggregates are computed in an inner query under names that do not shadow
 -- the stored columns (n, value): ClickHouse resolves an alias before a

@@ -1,6 +1,6 @@
--- Insert deduplication for non-replicated tables (ARCHITECTURE §8). Applied
--- only on engines at or above the version in this file's name (ClickHouse
--- 22.2 added non_replicated_deduplication_window with
+-- Insert deduplication for non-replicated tables (docs/architecture.md,
+-- Delivery contract). Applied only on engines at or above the version in this
+-- file's name (ClickHouse 22.2 added non_replicated_deduplication_window with
 -- insert_deduplication_token following in 22.x); older servers skip it and
 -- the sink is at-least-once there.
 --

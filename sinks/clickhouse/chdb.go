@@ -183,7 +183,7 @@ func (e *chdbEngine) Query(ctx context.Context, query, format string) ([]byte, e
 // InsertArrow hands rec to chDB through the Arrow C stream interface and
 // inserts it with INSERT … SELECT FROM arrowstream(): no serialization, and
 // the only path that scales (inline ArrowStream data in the query text
-// failed for a 17 MB batch, ARCHITECTURE §2).
+// failed for a 17 MB batch; docs/architecture.md, Embedded and cluster modes).
 func (e *chdbEngine) InsertArrow(ctx context.Context, table string, rec arrow.Record, dedupToken string) error {
 	if rec.NumRows() == 0 {
 		return nil

@@ -4,10 +4,11 @@
 // the native protocol — the migrator that applies schemas' DDL to either, and
 // the Kafka→ClickHouse sinks, one per raw table.
 //
-// Writes are idempotent (ARCHITECTURE §8, §10): raw tables converge by id,
-// a retried batch carries the same deduplication token, and outcomes — the
-// one table that feeds materialized views — are filtered against what is
-// already stored so that every outcome is counted once.
+// Writes are idempotent (docs/architecture.md, Delivery contract): raw
+// tables converge by id, a retried batch carries the same deduplication
+// token, and outcomes — the one table that feeds materialized views — are
+// filtered against what is already stored so that every outcome is counted
+// once.
 //
 // This package must not import other sinks, sources or processors; it knows
 // streams only through the Sink interface and Message type.

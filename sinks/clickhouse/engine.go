@@ -9,7 +9,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 )
 
-// Database is the ClickHouse database robustream owns (ARCHITECTURE §11).
+// Database is the ClickHouse database robustream owns (docs/architecture.md,
+// ClickHouse schema).
 const Database = "robustream"
 
 // Engine is a ClickHouse that robustream can migrate, query and insert into:

@@ -179,7 +179,7 @@ func TestSinkRetriedBatch(t *testing.T) {
 
 // TestInsertArrowDedupToken checks the engine-level mechanism the sinks
 // rely on: the same block with the same token is dropped by the raw table
-// and by every view target (ARCHITECTURE §8).
+// and by every view target (docs/architecture.md, Delivery contract).
 func TestInsertArrowDedupToken(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, e Engine) {
 		if !e.SupportsDedup() {

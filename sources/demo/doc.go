@@ -1,7 +1,7 @@
-// Package demo is the built-in demo feed (ARCHITECTURE §4): time-stamped,
-// realistic domain reports whose facts change period over period, so that a
-// fresh `make run` has time-sensitive material for RARE-Get (RARE §4, §5:
-// financial, economic and policy documents).
+// Package demo is the built-in demo feed (docs/architecture.md, Stages):
+// time-stamped, realistic domain reports whose facts change period over
+// period, so that a fresh `make run` has time-sensitive material for RARE-Get
+// (RARE §4, §5: financial, economic and policy documents).
 //
 // Each period (quarter; period 0 is 2024 Q1) it writes quarterly results of
 // six fictional companies, economic indicators of three fictional countries

@@ -116,7 +116,7 @@ func documents(rs []report, period int) []schemas.DocumentVersion {
 		sum := sha256.Sum256([]byte(r.text))
 		d := schemas.DocumentVersion{
 			DocID:       schemas.ID(SourceName, r.uri),
-			Version:     1, // the engine assigns versions (ARCHITECTURE §3)
+			Version:     1, // the engine assigns versions (docs/architecture.md, Stages)
 			Source:      SourceName,
 			URI:         r.uri,
 			Title:       r.title,

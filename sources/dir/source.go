@@ -358,7 +358,7 @@ func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, 
 	sum := sha256.Sum256([]byte(text))
 	d := &schemas.DocumentVersion{
 		DocID:       schemas.ID(SourceName, path),
-		Version:     1, // the engine assigns versions (ARCHITECTURE §3)
+		Version:     1, // the engine assigns versions (docs/architecture.md, Stages)
 		Source:      SourceName,
 		URI:         (&url.URL{Scheme: "file", Path: path}).String(),
 		Title:       title,
