@@ -92,7 +92,26 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	}
 	end := s.now()
 	v := Judge(ans.Text, req.Accepted, s.method)
-	res := &schemas.EvalResult{
+	res := resultOf(&req)
+	res.Answer = ans.Text
+	res.Refused, res.Correct, res.JudgeMethod = v.Refused, v.Correct, v.Method
+	res.LatencyMS = float64(end.Sub(start).Microseconds()) / 1000
+	res.TokensIn, res.TokensOut = clampUint32(ans.TokensIn), clampUint32(ans.TokensOut)
+	res.EvaluatedAt = end.UTC()
+	// One result per (request, variant): identical prompts of two variants
+	// share a request id, yet pairing needs a result for each variant.
+	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
+	b, err := schemas.Encode(res)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
+	}
+	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}, nil
+}
+
+// resultOf is the result of req before its answer: everything pairing
+// needs to place it in its (model, question) set.
+func resultOf(req *schemas.EvalRequest) *schemas.EvalResult {
+	return &schemas.EvalResult{
 		QuestionRef:     req.QuestionRef,
 		RequestID:       req.RequestID,
 		ModelID:         req.ModelID,
@@ -102,23 +121,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		Kind:            req.Kind,
 		AnswerAvailable: req.AnswerAvailable,
 		Expected:        req.Expected,
-		Answer:          ans.Text,
-		Refused:         v.Refused,
-		Correct:         v.Correct,
-		JudgeMethod:     v.Method,
-		LatencyMS:       float64(end.Sub(start).Microseconds()) / 1000,
-		TokensIn:        clampUint32(ans.TokensIn),
-		TokensOut:       clampUint32(ans.TokensOut),
-		EvaluatedAt:     end.UTC(),
 	}
-	// One result per (request, variant): identical prompts of two variants
-	// share a request id, yet pairing needs a result for each variant.
-	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
-	b, err := schemas.Encode(res)
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
-	}
-	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}, nil
 }
 
 // ResultID is the event id of the result of a request for one variant.

@@ -30,19 +30,9 @@ func (s *Stage) Terminal(m streams.Message, err error) []streams.Record {
 			msg = msg[:len(msg)-1]
 		}
 	}
-	res := &schemas.EvalResult{
-		QuestionRef:     req.QuestionRef,
-		RequestID:       req.RequestID,
-		ModelID:         req.ModelID,
-		VariantID:       req.VariantID,
-		ClosedBook:      req.ClosedBook,
-		Axis:            req.Axis,
-		Kind:            req.Kind,
-		AnswerAvailable: req.AnswerAvailable,
-		Expected:        req.Expected,
-		Error:           msg,
-		EvaluatedAt:     s.now().UTC(),
-	}
+	res := resultOf(&req)
+	res.Error = msg
+	res.EvaluatedAt = s.now().UTC()
 	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
 	b, eerr := schemas.Encode(res)
 	if eerr != nil {
