@@ -47,7 +47,15 @@ type Table struct {
 	is       func(Event) bool
 	rowID    func(Event) string
 	check    func(Event) error
+	// leaveOut, when set, names events of the table's type that are not
+	// rows: they pass Validate and are dropped by the sinks.
+	leaveOut func(Event) bool
 }
+
+// Stores reports whether e, valid for t, becomes a row. Not-made markers
+// on rs.variants are not variants: they are recorded as the error results
+// they turn into, not as rows of the variants table.
+func (t *Table) Stores(e Event) bool { return t.leaveOut == nil || !t.leaveOut(e) }
 
 // Schema is the Arrow schema of the table's records.
 func (t *Table) Schema() *arrow.Schema { return t.schema }
@@ -139,6 +147,12 @@ func newTable[E Event](name string, newEvent func() E, rowID func(E) string, col
 		is:       func(e Event) bool { _, ok := e.(E); return ok },
 		rowID:    func(e Event) string { return rowID(e.(E)) },
 	}
+}
+
+// except sets which events of t's type are not rows (Stores).
+func except[E Event](t *Table, f func(E) bool) *Table {
+	t.leaveOut = func(e Event) bool { return f(e.(E)) }
+	return t
 }
 
 // column binds a getter on E to an appender on the builder type B.
@@ -325,7 +339,7 @@ var (
 	)
 
 	// VariantsTable stores Variant (topic rs.variants).
-	VariantsTable = newTable("variants", func() *Variant { return new(Variant) },
+	VariantsTable = except(newTable("variants", func() *Variant { return new(Variant) },
 		func(v *Variant) string { return v.VariantID },
 		str("variant_id", func(v *Variant) string { return v.VariantID }),
 		str("question_id", func(v *Variant) string { return v.QuestionID }),
@@ -341,7 +355,7 @@ var (
 		str("domain", func(v *Variant) string { return v.Domain }),
 		dateTime("published_at", func(v *Variant) time.Time { return v.PublishedAt }),
 		producedAt[*Variant](),
-	)
+	), func(v *Variant) bool { return v.NotMadeReason != "" })
 
 	// EvalResultsTable stores EvalResult (topic rs.eval.results). RowID is
 	// the request id; the table's key adds variant_id because identical

@@ -224,8 +224,11 @@ func (q *Question) Ref() QuestionRef {
 }
 
 // Variant is one (query, context) perturbation of a question (topic
-// rs.variants). SetSize is the number of variants of the question, so that
-// fan-out and pairing know when a set is complete.
+// rs.variants). Manifest lists the slots of the question's variant set
+// (manifest.go), so that pairing knows when a set is complete; SetSize is
+// its length, kept for records written before manifests existed. A variant
+// with a NotMadeReason is a marker for a declared slot its producer could
+// not fill: it has no query and is not stored in the variants table.
 type Variant struct {
 	Meta
 	QuestionRef
@@ -237,7 +240,9 @@ type Variant struct {
 	ExpectedAnswer  string   `json:"expected_answer"`
 	Aliases         []string `json:"aliases,omitempty"`
 	AnswerAvailable bool     `json:"answer_available"`
+	Manifest        []string `json:"manifest,omitempty"`
 	SetSize         int      `json:"set_size"`
+	NotMadeReason   string   `json:"not_made,omitempty"`
 }
 
 // Key implements Event.
@@ -246,8 +251,11 @@ func (v *Variant) Key() string { return v.QuestionID }
 // Accepted returns the expected answer and its aliases.
 func (v *Variant) Accepted() []string { return append([]string{v.ExpectedAnswer}, v.Aliases...) }
 
-// EvalRequest asks one model one variant (topic rs.eval.requests). Expected is
-// the number of results that complete the (model, question) set.
+// EvalRequest asks one model one variant (topic rs.eval.requests). Manifest
+// is the question's (see Variant); Expected is the number of results that
+// complete the (model, question) set, for records written before manifests.
+// A request with a NotMadeReason stands for a slot that was not filled: it
+// is answered with an error result, never sent to the model.
 type EvalRequest struct {
 	Meta
 	QuestionRef
@@ -262,7 +270,9 @@ type EvalRequest struct {
 	Axis            string   `json:"axis"`
 	Kind            string   `json:"kind"`
 	AnswerAvailable bool     `json:"answer_available"`
+	Manifest        []string `json:"manifest,omitempty"`
 	Expected        int      `json:"expected"`
+	NotMadeReason   string   `json:"not_made,omitempty"`
 }
 
 // Key implements Event.
@@ -279,6 +289,7 @@ type EvalResult struct {
 	Axis            string    `json:"axis"`
 	Kind            string    `json:"kind"`
 	AnswerAvailable bool      `json:"answer_available"`
+	Manifest        []string  `json:"manifest,omitempty"`
 	Expected        int       `json:"expected"`
 	Answer          string    `json:"answer"`
 	Refused         bool      `json:"refused"`

@@ -10,10 +10,13 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Middleware wraps a processor with behaviour every stage may need (a
-// per-call timeout, a circuit breaker, a rate limit), so that no processor
-// carries its own copy. Retry with backoff, panic capture and dead-lettering
-// stay in the runner, which owns the attempt count the dead letter records.
+// Middleware wraps a processor with behaviour every stage may need, so that
+// no processor carries its own copy. The stage's options choose a rate
+// limit, a circuit breaker and a per-call timeout (StageOptions.Middleware);
+// the runner adds, outside them, retries with the stage's policy
+// (Retry), error counts (CountErrors) and panic capture (Recover), and
+// dead-letters what still fails, asking the processor for its terminal
+// records (Terminator).
 type Middleware func(Processor) Processor
 
 // Chain wraps p in mws, the first outermost.

@@ -3,6 +3,7 @@ package streams
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,9 +110,52 @@ func TestBreakerOpenIsNotAnAttempt(t *testing.T) {
 		}
 		return nil
 	})
-	recs, attempts, err := processWithRetry(context.Background(), p, Message{}, RetryPolicy{MaxAttempts: 2, Base: time.Millisecond, Max: time.Millisecond}, nil)
-	if err != nil || len(recs) != 1 || attempts != 1 {
-		t.Fatalf("after three open-breaker answers: %v, %d attempts, err %v; want success on attempt 1", recs, attempts, err)
+	var retries int
+	recs, err := Retry(RetryPolicy{MaxAttempts: 2, Base: time.Millisecond, Max: time.Millisecond}, func(error) { retries++ })(p).Process(context.Background(), Message{})
+	if err != nil || len(recs) != 1 || retries != 0 {
+		t.Fatalf("after three open-breaker answers: %v, %d retries, err %v; want success on the first attempt", recs, retries, err)
+	}
+}
+
+// TestRetryRecoverCount: the middleware the runner puts around every
+// processor retries transient errors up to the policy, never retries a
+// permanent one, turns a panic into a permanent error, counts every failed
+// call, and says how many attempts the final error took.
+func TestRetryRecoverCount(t *testing.T) {
+	pol := RetryPolicy{MaxAttempts: 3, Base: time.Millisecond, Max: time.Millisecond}
+	run := func(f func(n int64) error) (calls int64, retries, errs int, err error) {
+		var n atomic.Int64
+		p := Chain(callOf(func(context.Context) error { return f(n.Add(1)) }), Retry(pol, func(error) { retries++ }), CountErrors(func(error) { errs++ }), Recover())
+		_, err = p.Process(context.Background(), Message{})
+		return n.Load(), retries, errs, err
+	}
+
+	calls, retries, errs, err := run(func(n int64) error {
+		if n < 3 {
+			return errors.New("HTTP 503")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 || retries != 2 || errs != 2 {
+		t.Errorf("flaky: %d calls, %d retries, %d errors, err %v; want success on the third call", calls, retries, errs, err)
+	}
+
+	calls, retries, errs, err = run(func(int64) error { return errors.New("HTTP 503") })
+	if err == nil || Attempts(err) != 3 || calls != 3 || retries != 2 || errs != 3 {
+		t.Errorf("down: %d calls (%d attempts), %d retries, %d errors, err %v", calls, Attempts(err), retries, errs, err)
+	}
+
+	calls, _, _, err = run(func(int64) error { return Permanent(errors.New("bad input")) })
+	if !IsPermanent(err) || Attempts(err) != 1 || calls != 1 {
+		t.Errorf("permanent: %d calls, %d attempts, err %v", calls, Attempts(err), err)
+	}
+
+	calls, _, errs, err = run(func(int64) error { panic("nil map") })
+	if !errors.Is(err, ErrPanic) || !IsPermanent(err) || calls != 1 || errs != 1 || !strings.Contains(err.Error(), "nil map") {
+		t.Errorf("panic: %d calls, %d errors, err %v", calls, errs, err)
+	}
+	if Attempts(errors.New("plain")) != 1 {
+		t.Error("an error that did not come through Retry was tried once")
 	}
 }
 

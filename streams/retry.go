@@ -67,45 +67,91 @@ func sleep(ctx context.Context, d time.Duration) error {
 // message must not take the stage down.
 var ErrPanic = errors.New("processor panicked")
 
-// safeProcess calls p.Process and turns a panic into a permanent error.
-func safeProcess(ctx context.Context, p Processor, m Message) (recs []Record, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = Permanent(fmt.Errorf("%w: %v\n%s", ErrPanic, r, debug.Stack()))
-		}
-	}()
-	return p.Process(ctx, m)
+// Recover turns a panic of the processor into a permanent error carrying
+// the panic value and stack.
+func Recover() Middleware {
+	return func(p Processor) Processor {
+		return wrapped{Processor: p, process: func(ctx context.Context, m Message) (recs []Record, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					recs, err = nil, Permanent(fmt.Errorf("%w: %v\n%s", ErrPanic, r, debug.Stack()))
+				}
+			}()
+			return p.Process(ctx, m)
+		}}
+	}
 }
 
-// processWithRetry runs p on m, retrying transient errors. It returns the
-// records, or the final error and the number of attempts made. A cancelled
-// ctx returns ctx.Err() so that the message is neither committed nor
-// dead-lettered.
-func processWithRetry(ctx context.Context, p Processor, m Message, pol RetryPolicy, mt *Metrics) ([]Record, int, error) {
-	for attempt := 1; ; attempt++ {
-		recs, err := safeProcess(ctx, p, m)
-		if err == nil {
-			return recs, attempt, nil
-		}
-		if ctx.Err() != nil {
-			return nil, attempt, ctx.Err()
-		}
-		if errors.Is(err, ErrCircuitOpen) {
-			// The breaker answered, not the service: waiting for it is not
-			// an attempt (CircuitBreaker lets a trial call through later).
-			attempt--
-			if serr := sleep(ctx, pol.Backoff(1, err)); serr != nil {
-				return nil, attempt, serr
+// attemptsError is the final error of a message after its retries.
+type attemptsError struct {
+	error
+	n int
+}
+
+func (e attemptsError) Unwrap() error { return e.error }
+
+// Attempts returns how many times the message whose final error is err was
+// tried (1 when err did not come through Retry). Dead letters record it.
+func Attempts(err error) int {
+	var a attemptsError
+	if errors.As(err, &a) {
+		return a.n
+	}
+	return 1
+}
+
+// Retry retries retryable errors with pol's capped, jittered backoff,
+// honouring a Retry-After hint, until pol.MaxAttempts; the final error
+// tells how many attempts were made (Attempts). onRetry, if set, is called
+// before each retry. An open circuit breaker's answer is not an attempt:
+// Retry waits it out. A cancelled ctx returns ctx.Err(), so that the
+// message is neither committed nor dead-lettered.
+func Retry(pol RetryPolicy, onRetry func(err error)) Middleware {
+	pol = pol.withDefaults()
+	return func(p Processor) Processor {
+		return wrapped{Processor: p, process: func(ctx context.Context, m Message) ([]Record, error) {
+			for attempt := 1; ; attempt++ {
+				recs, err := p.Process(ctx, m)
+				if err == nil {
+					return recs, nil
+				}
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				if errors.Is(err, ErrCircuitOpen) {
+					// The breaker answered, not the service: waiting for it
+					// is not an attempt (it lets a trial call through later).
+					attempt--
+					if serr := sleep(ctx, pol.Backoff(1, err)); serr != nil {
+						return nil, serr
+					}
+					continue
+				}
+				if IsPermanent(err) || attempt >= pol.MaxAttempts {
+					return nil, attemptsError{err, attempt}
+				}
+				if onRetry != nil {
+					onRetry(err)
+				}
+				if serr := sleep(ctx, pol.Backoff(attempt, err)); serr != nil {
+					return nil, serr
+				}
 			}
-			continue
-		}
-		mt.add(mErrs, p.Name(), 1)
-		if IsPermanent(err) || attempt >= pol.MaxAttempts {
-			return nil, attempt, err
-		}
-		mt.add(mRetries, p.Name(), 1)
-		if serr := sleep(ctx, pol.Backoff(attempt, err)); serr != nil {
-			return nil, attempt, serr
-		}
+		}}
+	}
+}
+
+// CountErrors calls count for every failed call of the processor but an
+// open breaker's answer (the service was not asked) or a cancelled context
+// (shutdown, not a failure).
+func CountErrors(count func(err error)) Middleware {
+	return func(p Processor) Processor {
+		return wrapped{Processor: p, process: func(ctx context.Context, m Message) ([]Record, error) {
+			recs, err := p.Process(ctx, m)
+			if err != nil && ctx.Err() == nil && !errors.Is(err, ErrCircuitOpen) {
+				count(err)
+			}
+			return recs, err
+		}}
 	}
 }

@@ -292,8 +292,10 @@ type processed struct {
 }
 
 func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Record, error) {
+	p := r.guarded(st)
 	one := func(m *Message) processed {
-		recs, attempts, err := processWithRetry(ctx, st.Processor, *m, st.Retry, r.metrics)
+		recs, err := p.Process(ctx, *m)
+		attempts := Attempts(err)
 		if err == nil {
 			err = checkSizes(recs)
 		}
@@ -340,6 +342,17 @@ func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Rec
 	r.metrics.add(mOut, st.Name, nOut)
 	r.metrics.add(mDLQ, st.Name, nDead)
 	return out, nil
+}
+
+// guarded wraps st's processor (and the middleware its options chose) in
+// what every processor stage gets: retries with st's policy, error and
+// retry counts, and panic capture, in that order from the outside. The
+// runner dead-letters what comes out failed.
+func (r *Runner) guarded(st *Stage) Processor {
+	return Chain(st.Processor,
+		Retry(st.Retry, func(error) { r.metrics.add(mRetries, st.Name, 1) }),
+		CountErrors(func(error) { r.metrics.add(mErrs, st.Name, 1) }),
+		Recover())
 }
 
 // sinkWrite writes a batch, retrying until it succeeds or ctx ends: a sink

@@ -195,7 +195,7 @@ func (e *engine) close() {
 
 // stages builds the named stages (all when empty).
 func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, error) {
-	if err := checkTopology(registry()); err != nil {
+	if err := checkTopology(registry(), perturbKinds); err != nil {
 		return nil, nil, err
 	}
 	var out []streams.Stage

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/robustream/robustream/processors/chunk"
@@ -57,10 +58,21 @@ var metricFamilies = []pair.Family{
 // drift stage will); its sink stores what an external job produces.
 var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
 
+// variantProducers is the registry of the stages that fill the slots of
+// perturbation kinds made outside perturb (perturb.Kind.Producer): each
+// reads the original variants from rs.variants and writes the slot's
+// variant, or a not-made marker, back to it. Perturb declares their slots
+// in every question's manifest, so pairing waits for them. This build has
+// none; the LLM kinds will land here, one line each.
+var variantProducers []stageSpec
+
 // checkTopology verifies that every input of every stage has a producer: a
-// stage of the registry or a source. A stage added with an input nobody
-// writes would wait for ever with zero lag; this says so at start-up.
-func checkTopology(specs []stageSpec) error {
+// stage of the registry or a source, and that every perturbation kind made
+// outside perturb names a registered stage that writes variants. A stage
+// added with an input nobody writes would wait for ever with zero lag, and
+// a slot nobody fills would keep its pairing sets open: this says so at
+// start-up.
+func checkTopology(specs []stageSpec, kinds []perturb.Kind) error {
 	produced := map[string]bool{}
 	for _, t := range externalOutputs {
 		produced[t] = true
@@ -76,6 +88,16 @@ func checkTopology(specs []stageSpec) error {
 			if !produced[t] {
 				errs = append(errs, fmt.Errorf("stage %s reads %s, which no stage or source writes", sp.name, t))
 			}
+		}
+	}
+	for _, k := range kinds {
+		if k.Producer == "" {
+			continue
+		}
+		i := slices.IndexFunc(specs, func(sp stageSpec) bool { return sp.name == k.Producer })
+		if i < 0 || !slices.Contains(specs[i].outputs, streams.TopicVariants) {
+			errs = append(errs, fmt.Errorf("perturbation kind %s is made by stage %s, which is not a registered stage writing %s",
+				k.Slot(), k.Producer, streams.TopicVariants))
 		}
 	}
 	return errors.Join(errs...)
@@ -113,6 +135,9 @@ func registry() []stageSpec {
 			e.exposeSkipped(st)
 			return st, nil
 		}),
+	}
+	specs = append(specs, variantProducers...)
+	specs = append(specs, []stageSpec{
 		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
 			return fanout.NewStage(fanout.Config{Models: e.models.ids()})
 		}),
@@ -127,7 +152,7 @@ func registry() []stageSpec {
 			return streams.Stage{Name: pair.StageName, Inputs: []string{streams.TopicEvalResults}, Outputs: []string{streams.TopicOutcomes},
 				Processor: pair.NewStage(st, metricFamilies...), State: st}, nil
 		}},
-	}
+	}...)
 	for _, t := range clickhouse.Topics() {
 		specs = append(specs, sinkStage(t))
 	}

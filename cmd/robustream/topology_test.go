@@ -10,11 +10,11 @@ import (
 // TestCheckTopology: the registry is a connected graph, and a stage whose
 // input nobody writes is a start-up error naming the stage and topic.
 func TestCheckTopology(t *testing.T) {
-	if err := checkTopology(registry()); err != nil {
+	if err := checkTopology(registry(), perturbKinds); err != nil {
 		t.Fatalf("the registry: %v", err)
 	}
 	orphan := append(registry(), stageSpec{name: "orphan", inputs: []string{streams.TopicEvalRequests + "-typo", "rs-test.nobody"}})
-	err := checkTopology(orphan)
+	err := checkTopology(orphan, perturbKinds)
 	if err == nil {
 		t.Fatal("a stage reading topics nobody writes passed the check")
 	}

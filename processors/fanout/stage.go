@@ -14,7 +14,7 @@ const StageName = "fanout"
 
 // KindClosedBook is the kind recorded on closed-book requests; their axis is
 // schemas.AxisClosedBook.
-const KindClosedBook = "closed_book"
+const KindClosedBook = schemas.KindClosedBook
 
 // DefaultDecoding is the canonical decoding-parameter string of a model that
 // has none configured: greedy decoding, so reruns are comparable.
@@ -88,15 +88,17 @@ func ClosedBookVariantID(questionID string) string {
 
 // Process implements streams.Processor: one request per configured model for
 // the variant and, for the original variant, one closed-book request per
-// model. Expected on every request is SetSize + 1 (the closed-book one). A
-// payload that is not a valid variant is a permanent error.
+// model. Every request carries the variant's manifest; Expected is SetSize
+// + 1 (the closed-book one). A payload that is not a valid variant is a
+// permanent error, and so is a variant whose slot its manifest does not
+// declare: pairing could close its sets without it.
 func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
 	var v schemas.Variant
 	if err := schemas.Decode(m.Value, &v); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode variant: %w", err))
 	}
-	if v.QuestionID == "" || v.VariantID == "" || v.SetSize < 1 {
-		return nil, streams.Permanent(fmt.Errorf("variant %q of question %q: missing ids or set size %d", v.VariantID, v.QuestionID, v.SetSize))
+	if err := check(&v); err != nil {
+		return nil, streams.Permanent(err)
 	}
 	reqs := s.Requests(&v)
 	recs := make([]streams.Record, 0, len(reqs))
@@ -108,6 +110,20 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 		recs = append(recs, streams.Record{Topic: streams.TopicEvalRequests, Key: []byte(r.Key()), Value: b})
 	}
 	return recs, nil
+}
+
+// check reports why v cannot be fanned out.
+func check(v *schemas.Variant) error {
+	switch {
+	case v.QuestionID == "" || v.VariantID == "" || v.SetSize < 1:
+		return fmt.Errorf("variant %q of question %q: missing ids or set size %d", v.VariantID, v.QuestionID, v.SetSize)
+	case len(v.Manifest) > 0 && !schemas.InManifest(v.Manifest, v.Slot()):
+		return fmt.Errorf("variant %s of question %s: slot %s is not in the question's manifest %v (its kind must be registered with perturb, with its producer)",
+			v.VariantID, v.QuestionID, v.Slot(), v.Manifest)
+	case v.NotMadeReason != "" && v.Axis == schemas.AxisOriginal:
+		return fmt.Errorf("variant %s of question %s: the original variant is always made", v.VariantID, v.QuestionID)
+	}
+	return nil
 }
 
 // Requests builds the requests of one variant, model by model: the
@@ -135,9 +151,15 @@ func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
 
 func (s *Stage) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
 	prompt := Prompt(v.Query, contexts)
+	id := RequestID(model, prompt, s.decoding[model])
+	if v.NotMadeReason != "" {
+		// Nothing to ask: the request only carries the marker to the infer
+		// stage, which answers it with an error result.
+		prompt, id = "", schemas.ID("not made", model, v.VariantID)
+	}
 	return &schemas.EvalRequest{
 		QuestionRef:     v.QuestionRef,
-		RequestID:       RequestID(model, prompt, s.decoding[model]),
+		RequestID:       id,
 		ModelID:         model,
 		VariantID:       variantID,
 		ClosedBook:      closedBook,
@@ -148,6 +170,8 @@ func (s *Stage) request(model string, v *schemas.Variant, variantID, axis, kind 
 		Axis:            axis,
 		Kind:            kind,
 		AnswerAvailable: available,
+		Manifest:        v.Manifest,
 		Expected:        v.SetSize + 1,
+		NotMadeReason:   v.NotMadeReason,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,4 +183,48 @@ func ExamplePrompt() {
 	//
 	// Question: Whom did Northwind Bank appoint as CFO?
 	// Answer:
+}
+
+// TestFanoutManifest: requests carry the question's manifest; a variant
+// whose slot the manifest does not declare is refused; a not-made marker
+// becomes one promptless request per model, carrying its reason.
+func TestFanoutManifest(t *testing.T) {
+	st, err := NewStage(Config{Models: []string{"m1", "m2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := variant(schemas.AxisOriginal, "original")
+	orig.Manifest = schemas.NewManifest("original/original", "query/char", "query/paraphrase")
+	orig.SetSize = len(orig.Manifest)
+	for _, r := range process(t, st, orig) {
+		if !slices.Equal(r.Manifest, orig.Manifest) || r.NotMadeReason != "" {
+			t.Errorf("%s %s: manifest %q, not made %q", r.ModelID, r.Axis, r.Manifest, r.NotMadeReason)
+		}
+	}
+
+	stray := orig.Derive(schemas.AxisQuery, "shout", "WHAT WAS ACME CORP'S REVENUE?", orig.Contexts, true)
+	b, _ := schemas.Encode(stray)
+	if _, err := st.Process(t.Context(), streams.Message{Value: b}); !streams.IsPermanent(err) || !strings.Contains(err.Error(), "query/shout is not in the question's manifest") {
+		t.Errorf("undeclared slot: err = %v", err)
+	}
+
+	marker := orig.NotMade(schemas.AxisQuery, "paraphrase", "the generator is down")
+	reqs := process(t, st, marker)
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests for a marker, want one per model", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.NotMadeReason != "the generator is down" || r.Prompt != "" || r.ClosedBook || r.Kind != "paraphrase" || r.VariantID != marker.VariantID {
+			t.Errorf("marker request %+v", r)
+		}
+	}
+	if reqs[0].RequestID == reqs[1].RequestID {
+		t.Error("the models' marker requests share an id")
+	}
+
+	notMadeOriginal := orig.NotMade(schemas.AxisOriginal, "original", "none")
+	b, _ = schemas.Encode(notMadeOriginal)
+	if _, err := st.Process(t.Context(), streams.Message{Value: b}); !streams.IsPermanent(err) {
+		t.Errorf("a not-made original: err = %v, want permanent", err)
+	}
 }

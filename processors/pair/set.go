@@ -2,6 +2,7 @@ package pair
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/robustream/robustream/schemas"
@@ -15,8 +16,13 @@ const MetricF = "f"
 type Set struct {
 	// Results holds one result per variant id; later duplicates are ignored.
 	Results map[string]schemas.EvalResult `json:"results"`
-	// Expected is the number of results that complete the set: the
-	// question's variants plus the closed-book request.
+	// Manifest is the question's (the union of those its results carry):
+	// the set is complete when every slot has a result, and the
+	// closed-book request too.
+	Manifest []string `json:"manifest,omitempty"`
+	// Expected is the number of results that complete the set, for results
+	// written before manifests: the question's variants plus the
+	// closed-book request.
 	Expected int `json:"expected"`
 	// Emitted is set once the outcomes were produced, so a set is never
 	// completed twice.
@@ -24,9 +30,11 @@ type Set struct {
 }
 
 // Add records r unless a result for its variant is already there, and
-// reports whether this call completed the set (every expected variant seen,
-// outcomes not yet emitted). Results carrying an Error count toward
-// completeness: a dead-lettered request must not hold its set open forever.
+// reports whether this call completed the set (outcomes not yet emitted,
+// and every slot of the manifest plus the closed-book request answered).
+// Results carrying an Error count toward completeness: a dead-lettered
+// request or a variant that was not made must not hold its set open for
+// ever.
 func (s *Set) Add(r schemas.EvalResult) (complete bool) {
 	if _, dup := s.Results[r.VariantID]; dup {
 		return false
@@ -35,10 +43,40 @@ func (s *Set) Add(r schemas.EvalResult) (complete bool) {
 		s.Results = make(map[string]schemas.EvalResult)
 	}
 	s.Results[r.VariantID] = r
+	s.Manifest = schemas.MergeManifests(s.Manifest, r.Manifest)
 	// Every request of a question carries the same Expected; taking the
 	// maximum keeps a stray smaller value from completing a set early.
 	s.Expected = max(s.Expected, r.Expected)
-	return !s.Emitted && s.Expected > 0 && len(s.Results) >= s.Expected
+	return !s.Emitted && s.complete()
+}
+
+// complete reports whether every request of the set has its result.
+func (s *Set) complete() bool {
+	if len(s.Manifest) == 0 {
+		// Results written before manifests: count them.
+		return s.Expected > 0 && len(s.Results) >= s.Expected
+	}
+	if !s.answered(schemas.SlotClosedBook) {
+		return false
+	}
+	for _, slot := range s.Manifest {
+		if !s.answered(slot) {
+			return false
+		}
+	}
+	return true
+}
+
+// answered reports whether a result fills slot. Sets hold a handful of
+// results: a scan that builds no strings is cheaper than an index.
+func (s *Set) answered(slot string) bool {
+	for _, r := range s.Results {
+		if len(slot) == len(r.Axis)+1+len(r.Kind) && slot[len(r.Axis)] == '/' &&
+			strings.HasPrefix(slot, r.Axis) && strings.HasSuffix(slot, r.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // F is RARE's judge f (Table 2) for one contextual result. If the model knew

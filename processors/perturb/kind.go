@@ -22,9 +22,18 @@ type Kind struct {
 	NeedsLLM bool
 	// Make returns the variant of in, or an error when it cannot be made
 	// (no eligible word, the answer would leak; ErrUnavailable when a
-	// resource is missing).
+	// resource is missing). Nil for a kind another stage produces.
 	Make func(p *Perturber, in *Input) (Made, error)
+	// Producer, when set, is the stage that makes this kind's variants
+	// instead of perturb: it reads the original variant from rs.variants
+	// and emits the variant (schemas.Variant.Derive) or a not-made marker
+	// (schemas.Variant.NotMade) for the slot. Perturb declares the slot in
+	// every question's manifest, so pairing waits for it.
+	Producer string
 }
+
+// Slot is the manifest slot of k's variants.
+func (k Kind) Slot() string { return schemas.Slot(k.Axis, k.Name) }
 
 // Made is a variant's content as a kind makes it.
 type Made struct {
@@ -75,14 +84,18 @@ func checkKinds(kinds []Kind) error {
 	var errs []error
 	for i, k := range kinds {
 		switch {
-		case k.Name == "" || k.Axis == "" || k.Make == nil:
-			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: needs an axis, a name and Make", i))
+		case k.Name == "" || k.Axis == "":
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: needs an axis and a name", i))
+		case (k.Make == nil) == (k.Producer == ""):
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: needs either Make or a Producer stage, not both", i, k.Name))
+		case k.Producer == StageName:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: Producer names another stage; perturb's own kinds have Make", i, k.Name))
 		case k.Axis == schemas.AxisOriginal:
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: the original variant is always made", i, k.Name))
-		case seen[k.Axis+"/"+k.Name]:
-			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: %s/%s listed twice", i, k.Axis, k.Name))
+		case seen[k.Slot()]:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: %s listed twice", i, k.Slot()))
 		}
-		seen[k.Axis+"/"+k.Name] = true
+		seen[k.Slot()] = true
 	}
 	return errors.Join(errs...)
 }

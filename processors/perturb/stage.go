@@ -32,8 +32,10 @@ type Config struct {
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
 // question id. For each question it emits the original variant and every
-// rule-based variant it could make; SetSize on each is the number emitted,
-// so fan-out and pairing know when the set is complete.
+// rule-based variant it could make. It owns the question's manifest
+// (schemas/manifest.go): the slots it filled plus those of kinds another
+// stage produces, carried on every variant, so fan-out and pairing know
+// when the set is complete.
 type Stage struct {
 	perturber Perturber
 	kinds     []Kind
@@ -136,15 +138,21 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 // configured kind (by default query/char, query/qwerty, query/wordnet, each
 // with the ground-truth contexts, and document/answer_removed with the
 // original query), leaving out those that cannot be made and counting them
-// in Skipped. Every variant is stamped with its
-// id, schemas.ID(question_id, axis, kind, query, contexts…), and q's id as
-// lineage.
+// in Skipped. Kinds with a Producer are not made here, only declared.
+// Every variant carries the manifest (the slots made here and those
+// declared) and is stamped with its id, schemas.VariantID(question_id,
+// axis, kind, query, contexts), and q's id as lineage.
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
 	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted)}
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
+	var elsewhere []string // slots another stage fills
 	for _, k := range s.kinds {
+		if k.Producer != "" {
+			elsewhere = append(elsewhere, k.Slot())
+			continue
+		}
 		if k.NeedsLLM {
 			// This build has no generator LLM client: such kinds are
 			// counted as skipped and reported once, never silently missing.
@@ -162,8 +170,13 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	if lineage == "" {
 		lineage = q.QuestionID
 	}
+	slots := elsewhere
 	for _, v := range vs {
-		v.SetSize = len(vs)
+		slots = append(slots, v.Slot())
+	}
+	manifest := schemas.NewManifest(slots...)
+	for _, v := range vs {
+		v.Manifest, v.SetSize = manifest, len(manifest)
 		schemas.Stamp(v, v.VariantID, lineage)
 	}
 	return vs
@@ -172,7 +185,7 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 func newVariant(q *schemas.Question, axis, kind, query string, contexts []string, available bool) *schemas.Variant {
 	return &schemas.Variant{
 		QuestionRef:     q.Ref(),
-		VariantID:       schemas.ID(append([]string{q.QuestionID, axis, kind, query}, contexts...)...),
+		VariantID:       schemas.VariantID(q.QuestionID, axis, kind, query, contexts),
 		Axis:            axis,
 		Kind:            kind,
 		Query:           query,

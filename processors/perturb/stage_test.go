@@ -172,3 +172,45 @@ func TestStageBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestStageManifest: every variant carries the question's manifest (the
+// slots made here plus those another stage produces); a kind made
+// elsewhere is declared, never run; kinds are checked when the stage is
+// built.
+func TestStageManifest(t *testing.T) {
+	para := Kind{Axis: schemas.AxisQuery, Name: "paraphrase", NeedsLLM: true, Producer: "paraphraser"}
+	st := NewStage(Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Kinds: []Kind{Char, para}})
+	vs := decodeVariants(t, mustProcess(t, st, testQuestion()))
+	want := []string{"original/original", "query/char", "query/paraphrase"}
+	if len(vs) != 2 {
+		t.Fatalf("%d variants, want the original and char (paraphrase is made elsewhere)", len(vs))
+	}
+	for _, v := range vs {
+		if !slices.Equal(v.Manifest, want) || v.SetSize != len(want) {
+			t.Errorf("%s: manifest %q set size %d, want %q", v.Kind, v.Manifest, v.SetSize, want)
+		}
+	}
+	if n := st.Skipped()["paraphrase"]; n != 0 {
+		t.Errorf("a kind made elsewhere counted as skipped here (%d)", n)
+	}
+
+	for name, k := range map[string]Kind{
+		"both Make and Producer": {Axis: schemas.AxisQuery, Name: "x", Make: Char.Make, Producer: "other"},
+		"neither":                {Axis: schemas.AxisQuery, Name: "x"},
+		"produced by perturb":    {Axis: schemas.AxisQuery, Name: "x", Producer: StageName},
+	} {
+		if err := checkKinds([]Kind{k}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func mustProcess(t *testing.T, st *Stage, q *schemas.Question) []streams.Record {
+	t.Helper()
+	recs, err := st.Process(context.Background(), encodeQuestion(t, q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}

@@ -81,6 +81,9 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if err := schemas.Decode(m.Value, &req); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode eval request: %w", err))
 	}
+	if req.NotMadeReason != "" {
+		return s.errorResult(&req, ErrNotMade.Error()+": "+req.NotMadeReason)
+	}
 	model, ok := s.models[req.ModelID]
 	if !ok {
 		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
@@ -120,6 +123,7 @@ func resultOf(req *schemas.EvalRequest) *schemas.EvalResult {
 		Axis:            req.Axis,
 		Kind:            req.Kind,
 		AnswerAvailable: req.AnswerAvailable,
+		Manifest:        req.Manifest,
 		Expected:        req.Expected,
 	}
 }

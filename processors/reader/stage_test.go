@@ -107,3 +107,33 @@ func TestNewStageValidates(t *testing.T) {
 		t.Error("id mismatch accepted")
 	}
 }
+
+// TestNotMadeRequest: a request standing for a slot whose variant was not
+// made is answered with an error result, carrying the manifest, without
+// calling the model.
+func TestNotMadeRequest(t *testing.T) {
+	st, err := NewStage(Config{Models: map[string]provider.Model{"flaky": failingModel{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &schemas.EvalRequest{QuestionRef: schemas.QuestionRef{QuestionID: "q1"}, RequestID: "req-nm", ModelID: "flaky", VariantID: "v-nm",
+		Axis: schemas.AxisQuery, Kind: "paraphrase", Manifest: []string{"original/original", "query/paraphrase"}, Expected: 3,
+		NotMadeReason: "the generator is down"}
+	schemas.Stamp(r, "ev-nm")
+	b, err := schemas.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Process(t.Context(), streams.Message{Value: b})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %d, err %v (the failing model must not be called)", len(recs), err)
+	}
+	var res schemas.EvalResult
+	if err := schemas.Decode(recs[0].Value, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Error != "variant not made: the generator is down" || res.Answer != "" || res.Slot() != "query/paraphrase" ||
+		len(res.Manifest) != 2 || res.ID != ResultID("req-nm", "q1", "v-nm") {
+		t.Errorf("result %+v", res)
+	}
+}

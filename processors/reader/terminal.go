@@ -1,6 +1,8 @@
 package reader
 
 import (
+	"errors"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/robustream/robustream/schemas"
@@ -23,20 +25,33 @@ func (s *Stage) Terminal(m streams.Message, err error) []streams.Record {
 	if schemas.Decode(m.Value, &req) != nil || req.RequestID == "" || req.QuestionID == "" {
 		return nil
 	}
-	msg := err.Error()
+	recs, eerr := s.errorResult(&req, err.Error())
+	if eerr != nil {
+		return nil
+	}
+	return recs
+}
+
+// ErrNotMade starts the error of a result for a slot whose variant was not
+// made (a not-made marker from the slot's producer).
+var ErrNotMade = errors.New("variant not made")
+
+// errorResult is the result of req that records msg, cut to maxErrorBytes,
+// instead of an answer.
+func (s *Stage) errorResult(req *schemas.EvalRequest, msg string) ([]streams.Record, error) {
 	if len(msg) > maxErrorBytes {
 		msg = msg[:maxErrorBytes]
 		for !utf8.ValidString(msg) {
 			msg = msg[:len(msg)-1]
 		}
 	}
-	res := resultOf(&req)
+	res := resultOf(req)
 	res.Error = msg
 	res.EvaluatedAt = s.now().UTC()
 	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
-	b, eerr := schemas.Encode(res)
-	if eerr != nil {
-		return nil
+	b, err := schemas.Encode(res)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
 	}
-	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}
+	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}, nil
 }

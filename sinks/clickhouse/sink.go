@@ -111,7 +111,9 @@ func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 			failed[i] = streams.Permanent(fmt.Errorf("%s[%d]@%d: %w", m.Topic, m.Partition, m.Offset, d.err))
 			continue
 		}
-		events = append(events, d.ev)
+		if s.table.Stores(d.ev) {
+			events = append(events, d.ev)
+		}
 	}
 	if len(batch) == 1 && len(failed) == 1 {
 		return failed[0]
