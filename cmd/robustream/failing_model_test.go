@@ -18,7 +18,7 @@ import (
 type downModel struct{ id string }
 
 func (m downModel) ID() string { return m.id }
-func (m downModel) Answer(context.Context, string, []string) (provider.Answer, error) {
+func (m downModel) Answer(context.Context, provider.Query) (provider.Answer, error) {
 	return provider.Answer{}, streams.Permanent(errors.New("503 Service Unavailable: the inference server is down"))
 }
 

@@ -15,8 +15,8 @@ import (
 type echoModel struct{ id string }
 
 func (m echoModel) ID() string { return m.id }
-func (m echoModel) Answer(_ context.Context, q string, _ []string) (provider.Answer, error) {
-	return provider.Answer{Text: q}, nil
+func (m echoModel) Answer(_ context.Context, q provider.Query) (provider.Answer, error) {
+	return provider.Answer{Text: q.Question}, nil
 }
 
 type echoEntry struct {
@@ -62,7 +62,7 @@ func TestRegistriesTakeNewKinds(t *testing.T) {
 	if !ok || m.ID() != "x-e1" {
 		t.Fatalf("echo model: %v %v", m, ok)
 	}
-	if a, err := m.Answer(context.Background(), "why?", nil); err != nil || a.Text != "why?" {
+	if a, err := m.Answer(context.Background(), provider.Query{Question: "why?"}); err != nil || a.Text != "why?" {
 		t.Fatalf("echo answer: %+v %v", a, err)
 	}
 	// Its keys are its own: prefix does not apply to builtin.

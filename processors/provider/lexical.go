@@ -65,7 +65,8 @@ func (l *Lexical) Threshold() float64 { return l.threshold }
 
 // Answer implements Model. It is deterministic and never fails except on a
 // cancelled context.
-func (l *Lexical) Answer(ctx context.Context, query string, contexts []string) (Answer, error) {
+func (l *Lexical) Answer(ctx context.Context, q Query) (Answer, error) {
+	query, contexts := q.Question, q.Contexts
 	if err := ctx.Err(); err != nil {
 		return Answer{}, err
 	}

@@ -17,7 +17,7 @@ func TestLexicalAnswers(t *testing.T) {
 	}
 	f := func(query, context, want string) {
 		t.Helper()
-		a, err := lex.Answer(t.Context(), query, []string{"The weather was mild. " + context + " The outlook is stable."})
+		a, err := lex.Answer(t.Context(), Query{Question: query, Contexts: []string{"The weather was mild. " + context + " The outlook is stable."}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestLexicalThresholds(t *testing.T) {
 			m    Model
 			want string
 		}{{lex, wantLex}, {strict, wantStrict}} {
-			a, err := c.m.Answer(t.Context(), query, contexts)
+			a, err := c.m.Answer(t.Context(), Query{Question: query, Contexts: contexts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestLexicalThresholds(t *testing.T) {
 
 func TestLexicalAnswerMeta(t *testing.T) {
 	lex, _ := NewLexical("x", LexicalOptions{})
-	a, err := lex.Answer(t.Context(), "What was Acme Corp's revenue in Q3 2025?", []string{acmeChunk})
+	a, err := lex.Answer(t.Context(), Query{Question: "What was Acme Corp's revenue in Q3 2025?", Contexts: []string{acmeChunk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestLexicalAnswerMeta(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := lex.Answer(ctx, "q", nil); !errors.Is(err, context.Canceled) {
+	if _, err := lex.Answer(ctx, Query{Question: "q"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -143,9 +143,9 @@ func TestBuiltins(t *testing.T) {
 func ExampleLexical_Answer() {
 	m := Builtins()[IDLexical]
 	ctx := []string{"Northwind Bank appointed Maria Lopez as chief financial officer. The bank is based in Oslo."}
-	a, _ := m.Answer(context.Background(), "Whom did Northwind Bank appoint as chief financial officer?", ctx)
+	a, _ := m.Answer(context.Background(), Query{Question: "Whom did Northwind Bank appoint as chief financial officer?", Contexts: ctx})
 	fmt.Println(a.Text)
-	a, _ = m.Answer(context.Background(), "Whom did Northwind Bank appoint as chief financial officer?", nil)
+	a, _ = m.Answer(context.Background(), Query{Question: "Whom did Northwind Bank appoint as chief financial officer?"})
 	fmt.Println(a.Text)
 	// Output:
 	// Maria Lopez

@@ -10,10 +10,21 @@ import (
 type Model interface {
 	// ID is the model id recorded on requests and results.
 	ID() string
-	// Answer answers query from contexts. An error means the model could
-	// not answer at all (timeout, transport, malformed output) and is
-	// retried by the runner; a refusal is an Answer, not an error.
-	Answer(ctx context.Context, query string, contexts []string) (Answer, error)
+	// Answer answers q. An error means the model could not answer at all
+	// (timeout, transport, malformed output) and is retried by the runner;
+	// a refusal is an Answer, not an error.
+	Answer(ctx context.Context, q Query) (Answer, error)
+}
+
+// Query is what a model is asked: the question, its contexts (none for a
+// closed-book request) and the prompt rendered from them. LLM endpoints
+// send the prompt; extractive readers read the question and contexts, to
+// which the prompt's instructions mean nothing; a RAG service gets the
+// question alone and retrieves its own contexts.
+type Query struct {
+	Question string
+	Contexts []string
+	Prompt   string
 }
 
 // Answer is a model's reply.
@@ -23,6 +34,9 @@ type Answer struct {
 	// TokensIn and TokensOut are the prompt and completion sizes, in the
 	// model's own tokens (whitespace words for the built-ins).
 	TokensIn, TokensOut int
+	// Contexts are the passages a RAG service says it retrieved and
+	// answered from; nil for models that are given their contexts.
+	Contexts []string
 }
 
 // RefusalText is the refusal our prompts ask for and the built-in readers

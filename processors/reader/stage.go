@@ -89,7 +89,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
 	}
 	start := s.now()
-	ans, err := model.Answer(ctx, req.Query, req.Contexts)
+	ans, err := model.Answer(ctx, provider.Query{Question: req.Query, Contexts: req.Contexts, Prompt: req.Prompt})
 	if err != nil {
 		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
 	}

@@ -18,7 +18,7 @@ const acmeChunk = "Acme Corp published its quarterly report on Monday. " +
 type failingModel struct{}
 
 func (failingModel) ID() string { return "flaky" }
-func (failingModel) Answer(context.Context, string, []string) (provider.Answer, error) {
+func (failingModel) Answer(context.Context, provider.Query) (provider.Answer, error) {
 	return provider.Answer{}, errors.New("HTTP 503")
 }
 
