@@ -75,49 +75,80 @@ func (e circuitOpen) Error() string {
 func (e circuitOpen) Unwrap() error             { return ErrCircuitOpen }
 func (e circuitOpen) RetryAfter() time.Duration { return e.left }
 
-// CircuitBreaker opens after failures consecutive retryable failures and
-// stays open for cooldown, failing calls fast; then one trial call goes
-// through (half-open): success closes it, failure opens it again. Permanent
-// errors (bad input) say nothing about the service and do not count. now
-// is the clock (nil: time.Now).
-func CircuitBreaker(failures int, cooldown time.Duration, now func() time.Time) Middleware {
+// Breaker is a circuit breaker: it opens after failures consecutive
+// retryable failures and stays open for cooldown, failing calls fast; then
+// one trial call goes through (half-open): success closes it, failure opens
+// it again. Permanent errors (bad input) say nothing about the service and
+// do not count. It is safe for concurrent use. The CircuitBreaker
+// middleware puts one around a whole processor; a stage that calls several
+// services (one per model) keeps one per service.
+type Breaker struct {
+	failures int
+	cooldown time.Duration
+	now      func() time.Time
+
+	mu          sync.Mutex
+	consecutive int
+	openUntil   time.Time
+	trial       bool // a half-open trial call is under way
+}
+
+// NewBreaker returns a closed breaker. now is the clock (nil: time.Now).
+func NewBreaker(failures int, cooldown time.Duration, now func() time.Time) *Breaker {
 	if now == nil {
 		now = time.Now
 	}
+	return &Breaker{failures: max(failures, 1), cooldown: cooldown, now: now}
+}
+
+// Allow reports whether a call may go now. If not, the error wraps
+// ErrCircuitOpen and carries the time left (RetryAfter). A call that was
+// allowed must be followed by exactly one Done.
+func (b *Breaker) Allow() (trial bool, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := b.now(); t.Before(b.openUntil) || (b.trial && !b.openUntil.IsZero()) {
+		return false, circuitOpen{left: max(b.openUntil.Sub(t), time.Millisecond)}
+	}
+	if !b.openUntil.IsZero() {
+		b.trial = true // cooldown over: this call is the trial
+	}
+	return b.trial, nil
+}
+
+// Done records the outcome of an allowed call; cancelled says the caller
+// gave up (shutdown), which says nothing about the service.
+func (b *Breaker) Done(trial bool, err error, cancelled bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if trial {
+		b.trial = false
+	}
+	switch {
+	case err == nil || IsPermanent(err) || cancelled:
+		if err == nil || !trial {
+			b.consecutive, b.openUntil = 0, time.Time{}
+		}
+	default:
+		b.consecutive++
+		if trial || b.consecutive >= b.failures {
+			b.openUntil = b.now().Add(b.cooldown)
+		}
+	}
+}
+
+// CircuitBreaker puts a Breaker (NewBreaker(failures, cooldown, now))
+// around the processor.
+func CircuitBreaker(failures int, cooldown time.Duration, now func() time.Time) Middleware {
 	return func(p Processor) Processor {
-		var mu sync.Mutex
-		consecutive := 0
-		var openUntil time.Time
-		trial := false // a half-open trial call is under way
+		b := NewBreaker(failures, cooldown, now)
 		return wrapped{Processor: p, process: func(ctx context.Context, m Message) ([]Record, error) {
-			mu.Lock()
-			if t := now(); t.Before(openUntil) || (trial && !openUntil.IsZero()) {
-				left := max(openUntil.Sub(t), time.Millisecond)
-				mu.Unlock()
-				return nil, circuitOpen{left: left}
+			trial, err := b.Allow()
+			if err != nil {
+				return nil, err
 			}
-			if !openUntil.IsZero() {
-				trial = true // cooldown over: this call is the trial
-			}
-			mu.Unlock()
-
 			recs, err := p.Process(ctx, m)
-
-			mu.Lock()
-			defer mu.Unlock()
-			wasTrial := trial
-			trial = false
-			switch {
-			case err == nil || IsPermanent(err) || ctx.Err() != nil:
-				if err == nil || !wasTrial {
-					consecutive, openUntil = 0, time.Time{}
-				}
-			default:
-				consecutive++
-				if wasTrial || consecutive >= failures {
-					openUntil = now().Add(cooldown)
-				}
-			}
+			b.Done(trial, err, ctx.Err() != nil)
 			return recs, err
 		}}
 	}

@@ -12,6 +12,7 @@ type StageOptions struct {
 	BatchSize   int           `yaml:"batch_size" help:"messages handled per commit (0: the stage's default)"`
 	Linger      time.Duration `yaml:"linger" help:"how long to wait for more messages once one has arrived (0: the default)"`
 	Concurrency int           `yaml:"concurrency" help:"messages processed in parallel, stateless stages only (0: the default)"`
+	InFlight    int           `yaml:"in_flight" help:"messages in flight per partition for windowed stages such as infer (0: the stage's default)"`
 	Retry       RetryPolicy   `yaml:"retry"`
 	// Timeout bounds one call of the processor (0: none).
 	Timeout time.Duration `yaml:"timeout" help:"longest one message may take (0: no limit)"`
@@ -61,6 +62,9 @@ func (o StageOptions) Validate(path string) []error {
 	if o.Concurrency < 0 || o.Concurrency > 1024 {
 		bad("concurrency", o.Concurrency, "must be between 0 and 1024")
 	}
+	if o.InFlight < 0 || o.InFlight > 8192 {
+		bad("in_flight", o.InFlight, "must be between 0 and 8192")
+	}
 	if o.Retry.MaxAttempts < 0 || o.Retry.MaxAttempts > 100 {
 		bad("retry.max_attempts", o.Retry.MaxAttempts, "must be between 0 and 100")
 	}
@@ -93,6 +97,9 @@ func (o StageOptions) Apply(st *Stage) {
 	}
 	if o.Concurrency > 0 {
 		st.Concurrency = o.Concurrency
+	}
+	if o.InFlight > 0 && st.InFlight > 0 {
+		st.InFlight = o.InFlight // only a windowed stage has a window to size
 	}
 	if o.Retry.MaxAttempts > 0 {
 		st.Retry.MaxAttempts = o.Retry.MaxAttempts

@@ -40,7 +40,17 @@ type Stage struct {
 	// Concurrency > 1 processes a batch's messages in parallel (stateless
 	// stages with slow I/O only; outputs keep input order).
 	Concurrency int
-	Retry       RetryPolicy
+	// InFlight > 0 replaces batches by a continuous window of that many
+	// messages per partition (stateless processors only): a slot frees,
+	// the next message goes, and the committed offset follows the oldest
+	// message still in flight. For stages whose calls have long-tailed
+	// latencies (inference), where a batch would wait for its slowest.
+	InFlight int
+	Retry    RetryPolicy
+
+	// guard is Processor inside the runner's middleware (guarded), built
+	// once when the stage starts.
+	guard Processor
 }
 
 // Runner runs stages against one cluster.
@@ -114,6 +124,9 @@ func (s *Stage) validate() error {
 	if s.State != nil && s.Concurrency > 1 {
 		return fmt.Errorf("stage %s: a stateful stage processes in order (concurrency 1)", s.Name)
 	}
+	if s.InFlight > 0 && (s.State != nil || s.Sink != nil) {
+		return fmt.Errorf("stage %s: an in-flight window is for stateless processors only", s.Name)
+	}
 	s.Retry = s.Retry.withDefaults()
 	return nil
 }
@@ -126,6 +139,9 @@ func (s *Stage) validate() error {
 func (r *Runner) Run(ctx context.Context, st Stage) error {
 	if err := st.validate(); err != nil {
 		return err
+	}
+	if st.Processor != nil {
+		st.guard = r.guarded(&st)
 	}
 	topics := append([]string(nil), st.Inputs...)
 	if st.State != nil {
@@ -180,7 +196,11 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 					next := a.Offset
 					for ctx.Err() == nil && gctx.Err() == nil {
 						var err error
-						next, err = r.consume(ctx, gctx, gen, &st, topic, a.ID, next)
+						consume := r.consume
+						if st.InFlight > 0 {
+							consume = r.consumeWindow
+						}
+						next, err = consume(ctx, gctx, gen, &st, topic, a.ID, next)
 						if err == nil || ctx.Err() != nil || gctx.Err() != nil {
 							return
 						}
@@ -292,7 +312,10 @@ type processed struct {
 }
 
 func (r *Runner) process(ctx context.Context, st *Stage, batch []Message) ([]Record, error) {
-	p := r.guarded(st)
+	p := st.guard
+	if p == nil {
+		p = r.guarded(st)
+	}
 	one := func(m *Message) processed {
 		recs, err := p.Process(ctx, *m)
 		attempts := Attempts(err)

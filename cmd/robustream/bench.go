@@ -28,6 +28,9 @@ import (
 // produce+consume of the stage's input bytes, and a raw chDB Arrow insert of
 // the sink's rows. It prints events/s and the ratio, and the peak RSS.
 func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "inference" {
+		return cmdBenchInference(ctx, args[1:], stdout)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	periods := fs.Int("periods", 8, "demo periods to generate as input")
 	minEvents := fs.Int("min-events", 10000, "repeat each stage's input up to this many events, so fixed start-up costs do not dominate")

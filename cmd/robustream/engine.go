@@ -16,6 +16,7 @@ import (
 
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/processors/perturb"
+	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -37,7 +38,11 @@ type engine struct {
 	metrics   *streams.Metrics
 	pairState *streams.State
 	// openPairings is measured when eval --once has drained.
-	openPairings   int
+	openPairings int
+	// answers are the answers already received (the infer changelog),
+	// loaded once; windowsExposed guards its metrics.
+	answers        *reader.Cache
+	windowsExposed bool
 	skippedExposed bool
 }
 

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,27 @@ import (
 // modelSet is the set of models under test.
 type modelSet struct {
 	byID map[string]provider.Model
+}
+
+// limits returns the dispatch limits of model id: what its entry says for
+// a remote model, the zero Limits (auto, unlimited) for a built-in reader
+// or an unknown id.
+func (m modelSet) limits(id string) provider.Limits {
+	l, _ := provider.LimitsOf(m.byID[id])
+	return l
+}
+
+// decodings maps the id of each model that has decoding parameters to
+// their canonical string, for the fan-out stage's request ids; the others
+// get the stage's default.
+func (m modelSet) decodings() map[string]string {
+	out := map[string]string{}
+	for id, model := range m.byID {
+		if d, ok := provider.DecodingOf(model); ok {
+			out[id] = d
+		}
+	}
+	return out
 }
 
 func (m modelSet) ids() []string {
@@ -44,10 +66,10 @@ type builtinModel struct {
 	Kind string `yaml:"kind"`
 }
 
-// openaiModel is an entry of kind openai (an OpenAI-compatible API). This
-// build rejects the kind; its keys are declared already so that an entry
-// written for the inference client is checked key by key, and so that one of
-// these keys on a builtin entry is reported as not applying to that kind.
+// openaiModel is an entry of kind openai: a model behind an
+// OpenAI-compatible API (vLLM, SGLang, TGI, llama.cpp, Ollama, OpenAI). The
+// keys map one to one onto provider.OpenAIOptions, whose godoc gives their
+// defaults.
 type openaiModel struct {
 	ID                string        `yaml:"id"`
 	Kind              string        `yaml:"kind"`
@@ -55,7 +77,7 @@ type openaiModel struct {
 	Model             string        `yaml:"model"`
 	APIKeyEnv         string        `yaml:"api_key_env"`
 	Endpoint          string        `yaml:"endpoint"`
-	MaxInFlight       int           `yaml:"max_in_flight"`
+	MaxInFlight       inFlight      `yaml:"max_in_flight"`
 	RequestsPerSecond float64       `yaml:"requests_per_second"`
 	TokensPerSecond   float64       `yaml:"tokens_per_second"`
 	Timeout           time.Duration `yaml:"timeout"`
@@ -64,9 +86,9 @@ type openaiModel struct {
 	BatchSize         int           `yaml:"batch_size"`
 }
 
-// ragEndpointModel is an entry of kind rag-endpoint (a RAG system behind an
-// HTTP endpoint); rejected by this build, declared for the same reasons as
-// openaiModel.
+// ragEndpointModel is an entry of kind rag-endpoint: a whole RAG system
+// behind an HTTP endpoint, asked the question alone. The keys map onto
+// provider.RAGEndpointOptions.
 type ragEndpointModel struct {
 	ID            string            `yaml:"id"`
 	Kind          string            `yaml:"kind"`
@@ -77,7 +99,28 @@ type ragEndpointModel struct {
 	AnswerField   string            `yaml:"answer_field"`
 	ContextsField string            `yaml:"contexts_field"`
 	Timeout       time.Duration     `yaml:"timeout"`
-	MaxInFlight   int               `yaml:"max_in_flight"`
+	MaxInFlight   inFlight          `yaml:"max_in_flight"`
+}
+
+// inFlight is a max_in_flight value: a number of calls at once, or auto
+// (0, the default), which leaves the level to the dispatcher.
+type inFlight int
+
+// UnmarshalYAML accepts a positive integer or the word auto. Its error is a
+// *yaml.TypeError, so that the decode goes on and the entry's other
+// errors are reported too.
+func (f *inFlight) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "auto" {
+			*f = 0
+			return nil
+		}
+		if v, err := strconv.Atoi(n.Value); err == nil && v > 0 {
+			*f = inFlight(v)
+			return nil
+		}
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_in_flight: want a number of calls (1 or more) or auto, not %q", n.Line, n.Value)}}
 }
 
 // modelKind is one kind of models.yaml entry.
@@ -105,17 +148,66 @@ var builtinKind = modelKind{name: "builtin", entry: func() any { return new(buil
 		return m, nil
 	}}
 
-// The inference client is not in this build: entries of these kinds are
-// checked key by key, then refused.
-var (
-	openaiKind      = modelKind{name: "openai", entry: func() any { return new(openaiModel) }, build: unsupportedKind("openai")}
-	ragEndpointKind = modelKind{name: "rag-endpoint", entry: func() any { return new(ragEndpointModel) }, build: unsupportedKind("rag-endpoint")}
-)
+var openaiKind = modelKind{name: "openai", entry: func() any { return new(openaiModel) },
+	build: func(at string, e any, _ map[string]provider.Model) (provider.Model, error) {
+		m := e.(*openaiModel)
+		c, err := provider.NewOpenAI(m.ID, provider.OpenAIOptions{
+			BaseURL:   m.BaseURL,
+			Model:     m.Model,
+			APIKeyEnv: m.APIKeyEnv,
+			Endpoint:  m.Endpoint,
+			Limits: provider.Limits{
+				MaxInFlight:       int(m.MaxInFlight),
+				RequestsPerSecond: m.RequestsPerSecond,
+				TokensPerSecond:   m.TokensPerSecond,
+			},
+			Timeout:     m.Timeout,
+			Temperature: m.Temperature,
+			MaxTokens:   m.MaxTokens,
+			BatchSize:   m.BatchSize,
+		})
+		if err != nil {
+			return nil, keyErrors(at, err)
+		}
+		return c, nil
+	}}
 
-func unsupportedKind(kind string) func(string, any, map[string]provider.Model) (provider.Model, error) {
-	return func(at string, _ any, _ map[string]provider.Model) (provider.Model, error) {
-		return nil, fmt.Errorf("%s.kind: %q endpoints are not supported by this build yet (only builtin)", at, kind)
+var ragEndpointKind = modelKind{name: "rag-endpoint", entry: func() any { return new(ragEndpointModel) },
+	build: func(at string, e any, _ map[string]provider.Model) (provider.Model, error) {
+		m := e.(*ragEndpointModel)
+		r, err := provider.NewRAGEndpoint(m.ID, provider.RAGEndpointOptions{
+			URL:           m.URL,
+			Method:        m.Method,
+			Headers:       m.Headers,
+			QuestionField: m.QuestionField,
+			AnswerField:   m.AnswerField,
+			ContextsField: m.ContextsField,
+			Timeout:       m.Timeout,
+			MaxInFlight:   int(m.MaxInFlight),
+		})
+		if err != nil {
+			return nil, keyErrors(at, err)
+		}
+		return r, nil
+	}}
+
+// keyErrors puts each of a constructor's errors, which start with their
+// key ("base_url: missing"), under the entry's path
+// ("models[0].base_url: missing").
+func keyErrors(at string, err error) error {
+	var errs []error
+	for _, e := range splitErrors(err) {
+		errs = append(errs, fmt.Errorf("%s.%w", at, e))
 	}
+	return errors.Join(errs...)
+}
+
+// splitErrors returns the errors an errors.Join holds, or err alone.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // yamlKeys lists the keys of the struct v points to, from its yaml tags.
@@ -256,7 +348,9 @@ func readModels(path string) (modelSet, []error) {
 		}
 		m, err := kind.build(at, e, builtins)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("models %s: %w", path, err))
+			for _, err := range splitErrors(err) {
+				errs = append(errs, fmt.Errorf("models %s: %w", path, err))
+			}
 			continue
 		}
 		set.byID[id] = m

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/robustream/robustream/processors/provider"
 )
 
 // writeModels writes a models.yaml into a fresh temporary directory.
@@ -73,12 +76,10 @@ func TestDryRunModels(t *testing.T) {
 	f(models(""), "no models listed")
 	f(models("models:\n  - builtin:lexical\n"), "models[0]: want a mapping")
 	f(models("modelz:\n  - {id: builtin:lexical, kind: builtin}\n"), "line 1: field modelz not found")
-	// Kinds this build cannot run are still rejected, after their own keys
-	// and types are checked.
-	f(models("models:\n  - {id: gpt, kind: openai, base_url: http://localhost:8000/v1, model: m, temperature: 0}\n"),
-		`models[0].kind: "openai" endpoints are not supported by this build yet`)
-	f(models("models:\n  - {id: rag, kind: rag-endpoint, url: http://localhost:9000/ask, question_field: q}\n"),
-		`models[0].kind: "rag-endpoint" endpoints are not supported by this build yet`)
+	// The remote kinds are built, without a call: the servers need not be
+	// up for --dry-run (TestModelsRemoteKinds checks their errors).
+	f(models("models:\n  - {id: gpt, kind: openai, base_url: http://localhost:8000/v1, model: m, temperature: 0}\n"))
+	f(models("models:\n  - {id: rag, kind: rag-endpoint, url: http://localhost:9000/ask, question_field: q}\n"))
 	f(models("models:\n  - {id: rag, kind: rag-endpoint, url: http://x, temperature: 0}\n"),
 		"models[0]: key temperature does not apply to kind rag-endpoint")
 	f(models("models:\n  - id: gpt\n    kind: openai\n    timeout: soon\n"),
@@ -131,5 +132,113 @@ func TestLoadModels(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestModelsRemoteKinds checks the openai and rag-endpoint entries: every
+// error of an entry at once, each under its path, no secret in any output,
+// and the limits and decoding parameters the engine passes on.
+func TestModelsRemoteKinds(t *testing.T) {
+	const secret = "sk-models-test-secret"
+	t.Setenv("ROBUSTREAM_TEST_OPENAI_KEY", secret)
+	t.Setenv("ROBUSTREAM_TEST_RAG_TOKEN", secret)
+	f := func(content string, wantErrs ...string) {
+		t.Helper()
+		dryRun(t, []string{"--models", writeModels(t, content)}, wantErrs...)
+	}
+
+	f(`models:
+  - id: vllm-qwen
+    kind: openai
+    base_url: http://gpu-box:8000/v1
+    model: Qwen/Qwen2.5-7B-Instruct
+    api_key_env: ROBUSTREAM_TEST_OPENAI_KEY
+    endpoint: completions
+    max_in_flight: auto
+    requests_per_second: 5
+    tokens_per_second: 20000
+    timeout: 30s
+    temperature: 0.2
+    max_tokens: 32
+    batch_size: 16
+  - id: support-bot
+    kind: rag-endpoint
+    url: https://rag.internal/api/ask
+    method: POST
+    headers: {Authorization: "Bearer ${ROBUSTREAM_TEST_RAG_TOKEN}", X-Team: eval}
+    question_field: input.query
+    answer_field: data.answer
+    contexts_field: data.sources
+    timeout: 2m
+    max_in_flight: 8
+  - {id: builtin:lexical, kind: builtin}
+`)
+
+	// Every problem of an entry is listed, each under its own path.
+	f(`models:
+  - id: gpt
+    kind: openai
+    base_url: localhost:8000
+    endpoint: responses
+    api_key_env: ROBUSTREAM_TEST_NO_SUCH_KEY
+    temperature: -1
+    batch_size: 4
+    timeout: -5s
+  - {id: rag, kind: rag-endpoint, method: PUT, headers: {Authorization: "Bearer ${ROBUSTREAM_TEST_NO_TOKEN}"}, answer_field: "data..answer"}
+  - {id: slow, kind: rag-endpoint, url: http://rag/ask, max_in_flight: 0}
+  - {id: fast, kind: openai, base_url: http://h/v1, model: m, max_in_flight: lots, requests_per_second: -1}
+  - {id: key, kind: openai, base_url: "http://h/v1?api_key=abc", model: m, headers: {}}
+`,
+		"15 configuration error(s)",
+		`models[0].base_url: "localhost:8000" is not an http or https URL`,
+		"models[0].model: missing",
+		`models[0].endpoint: "responses" is not chat or completions`,
+		"models[0].api_key_env: environment variable ROBUSTREAM_TEST_NO_SUCH_KEY is not set",
+		"models[0].temperature: -1 is not a temperature",
+		"models[0].batch_size: batching needs endpoint: completions",
+		"models[0].timeout: -5s is negative",
+		"models[1].url: missing",
+		`models[1].method: "PUT" is not POST or GET`,
+		"models[1].headers.Authorization: environment variable ROBUSTREAM_TEST_NO_TOKEN is not set",
+		`models[1].answer_field: "data..answer" has an empty segment`,
+		`models[2]: line 11: max_in_flight: want a number of calls (1 or more) or auto, not "0"`,
+		`models[3]: line 12: max_in_flight: want a number of calls (1 or more) or auto, not "lots"`,
+		"models[4]: key headers does not apply to kind openai",
+		`models[4].base_url: "http://h/v1" must not have a query`)
+
+	// The engine's path: the limits and decoding strings the dispatcher
+	// and the fan-out stage read.
+	set, err := loadModels(writeModels(t, `models:
+  - {id: auto, kind: openai, base_url: http://h/v1, model: m, max_in_flight: auto, requests_per_second: 2.5}
+  - {id: eight, kind: openai, base_url: http://h/v1, model: m, max_in_flight: 8, temperature: 0.7, max_tokens: 16, api_key_env: ROBUSTREAM_TEST_OPENAI_KEY}
+  - {id: rag, kind: rag-endpoint, url: http://rag/ask, max_in_flight: 3, headers: {X-Key: "${ROBUSTREAM_TEST_RAG_TOKEN}"}}
+  - {id: defaults, kind: openai, base_url: http://h/v1, model: m}
+  - {id: builtin:lexical, kind: builtin}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]provider.Limits{
+		"auto":            {MaxInFlight: 0, RequestsPerSecond: 2.5},
+		"eight":           {MaxInFlight: 8},
+		"rag":             {MaxInFlight: 3},
+		"defaults":        {},
+		"builtin:lexical": {},
+		"absent":          {},
+	} {
+		if got := set.limits(id); got != want {
+			t.Errorf("limits(%s) = %+v, want %+v", id, got, want)
+		}
+	}
+	wantDec := map[string]string{
+		"auto":     "max_tokens=64,temperature=0",
+		"eight":    "max_tokens=16,temperature=0.7",
+		"defaults": "max_tokens=64,temperature=0",
+	}
+	if got := set.decodings(); !reflect.DeepEqual(got, wantDec) {
+		t.Errorf("decodings() = %v, want %v", got, wantDec)
+	}
+	if s := fmt.Sprintf("%v %+v", set.byID, set.byID); strings.Contains(s, secret) {
+		t.Errorf("printed models hold the secret: %s", s)
 	}
 }

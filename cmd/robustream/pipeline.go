@@ -11,7 +11,6 @@ import (
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/question"
-	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
@@ -139,13 +138,9 @@ func registry() []stageSpec {
 	specs = append(specs, variantProducers...)
 	specs = append(specs, []stageSpec{
 		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
-			return fanout.NewStage(fanout.Config{Models: e.models.ids()})
+			return fanout.NewStage(fanout.Config{Models: e.models.ids(), Decoding: e.models.decodings()})
 		}),
-		processorStage(reader.StageName, streams.TopicEvalRequests, streams.TopicEvalResults, func(e *engine) (streams.Processor, error) {
-			rc := e.cfg.Stages.Infer.Config
-			rc.Models = e.models.byID
-			return reader.NewStage(rc)
-		}),
+		inferStage(),
 		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, outputs: []string{streams.TopicOutcomes}, build: func(e *engine) (streams.Stage, error) {
 			st := streams.NewState(e.kafka, pair.StageName)
 			e.pairState = st

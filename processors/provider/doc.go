@@ -10,23 +10,41 @@
 //
 //   - Model, a model under test, answers a question from contexts. The
 //     infer stage (processors/reader) calls it. The built-in lexical readers
-//     (Builtins, NewLexical) are the Models that ship with the binary; the
-//     OpenAI-compatible and RAG-endpoint clients will be others.
-//   - Generator, an LLM that completes a prompt, for the steps that need one:
+//     (Builtins, NewLexical) ship with the binary; OpenAI (NewOpenAI) asks
+//     any OpenAI-compatible server (vLLM, SGLang, TGI, llama.cpp, Ollama,
+//     OpenAI) through its chat or completions endpoint, coalescing
+//     concurrent calls into batched completions requests when asked to;
+//     RAGEndpoint (NewRAGEndpoint) asks a whole RAG service the question
+//     alone and reads back its answer and retrieved contexts.
+//   - Generator, an LLM that completes a prompt (OpenAI is one), for the
+//     steps that need one:
 //     triplet extraction (processors/triplet), question generation and
 //     quality scoring (processors/question), the llm_grammar, llm_irrelevant
 //     and back_translation perturbations (processors/perturb), and the LLM
 //     judge.
-//   - Embedder turns texts into vectors: the retrieval difficulty D_r of
+//   - Embedder turns texts into vectors (OpenAI is one, through
+//     {base_url}/embeddings): the retrieval difficulty D_r of
 //     processors/question, the embedding-similarity judge, and the dense
 //     Retrievers.
 //   - Retriever returns the top-k passages for a query: the retrieval axis
 //     of processors/perturb (RARE §3.3.4, each retriever's top-k).
 //
+// The remote clients classify every failure into one of three sentinels
+// (httperr.go): ErrRateLimited (HTTP 429; the *CallError carries the
+// server's Retry-After), ErrUnavailable (transport errors, timeouts, 408,
+// 5xx, malformed replies: worth retrying) and ErrRejected (other 4xx: the
+// same request will be refused again). Errors name the model and the
+// endpoint, never a key or a header value. A client's dispatch limits
+// (in flight, requests and tokens per second) are data it reports
+// (Limits, LimitsOf), and its decoding parameters a string that goes into
+// request ids (DecodingOf).
+//
 // What this package must not do: talk to Kafka, read or write events, or
 // hold stage logic (prompts, judging, pairing). It imports nothing of this
 // module but processors/text, and no stage package; processors/imports_test.go
-// enforces both. Retries, rate limits and timeouts of remote providers
-// belong to their implementations here; what a failed call means for a
-// message (retry, dead letter, error result) is the stage's decision.
+// enforces both. It does not retry, and it does not pace calls: a client
+// times out each call and classifies its failure, while retries (honouring
+// Retry-After) and dispatch limits belong to the stage that calls it,
+// which alone knows what a failed call means for a message (retry, dead
+// letter, error result) and how many calls are waiting.
 package provider

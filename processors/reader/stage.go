@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -23,9 +25,15 @@ var ErrUnknownModel = errors.New("unknown model")
 type Config struct {
 	// Models maps model id → model under test. Required.
 	Models map[string]provider.Model `yaml:"-"`
+	// Cache holds the answers already received; nil: every request is
+	// sent (tests).
+	Cache *Cache `yaml:"-"`
 	// JudgeMethod is the matcher (MethodExact, MethodCovered,
 	// MethodTokenSeq). Empty: DefaultMethod.
 	JudgeMethod string `yaml:"judge_method" help:"answer matcher: exact, covered or token_seq (default token_seq)"`
+	// NoPrefixAffinity turns off sending requests that share their
+	// contexts one after another (for comparison in benchmarks).
+	NoPrefixAffinity bool `yaml:"no_prefix_affinity" help:"do not group requests that share contexts (they are grouped by default, for servers' prefix caches)"`
 	// Now is the clock for evaluated_at and latency. Nil: time.Now.
 	Now func() time.Time `yaml:"-"`
 }
@@ -33,11 +41,17 @@ type Config struct {
 // Stage is the "infer" stage: rs.eval.requests → rs.eval.results, keyed by
 // question id. It asks the named model, judges the answer and emits the
 // result with everything pairing needs (question ref, axis, kind, answer
-// availability, expected set size, closed-book flag).
+// availability, manifest, closed-book flag). Each model is called through
+// its own dispatcher (in-flight window, rate limits, circuit breaker), and
+// an answer already received for the same request id is reused, never
+// asked for again.
 type Stage struct {
-	models map[string]provider.Model
-	method string
-	now    func() time.Time
+	models     map[string]*dispatcher
+	method     string
+	now        func() time.Time
+	cache      *Cache
+	flight     singleflight.Group
+	cacheTopic string
 }
 
 // NewStage validates cfg, applies defaults and returns the stage.
@@ -49,6 +63,11 @@ func NewStage(cfg Config) (*Stage, error) {
 	for id, m := range cfg.Models {
 		if m == nil || m.ID() != id {
 			errs = append(errs, fmt.Errorf("infer: models.%s: nil or id mismatch", id))
+		}
+	}
+	for id, m := range cfg.Models {
+		if l, ok := provider.LimitsOf(m); ok {
+			errs = append(errs, checkLimits("infer: models."+id, l)...)
 		}
 	}
 	if !ValidMethod(cfg.JudgeMethod) {
@@ -63,7 +82,27 @@ func NewStage(cfg Config) (*Stage, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Stage{models: cfg.Models, method: cfg.JudgeMethod, now: cfg.Now}, nil
+	s := &Stage{models: map[string]*dispatcher{}, method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache,
+		cacheTopic: streams.ChangelogTopic(StageName)}
+	for id, m := range cfg.Models {
+		s.models[id] = newDispatcher(m, !cfg.NoPrefixAffinity, cfg.Now)
+	}
+	return s, nil
+}
+
+// Outputs are the topics the stage writes: the results, and the changelog
+// of answers that fills the Cache of the next start.
+func Outputs() []string {
+	return []string{streams.TopicEvalResults, streams.ChangelogTopic(StageName)}
+}
+
+// Windows returns each model's current in-flight window (for metrics).
+func (s *Stage) Windows() map[string]int {
+	out := make(map[string]int, len(s.models))
+	for id, d := range s.models {
+		out[id] = d.gate.Limit()
+	}
+	return out
 }
 
 // Name implements streams.Processor.
@@ -84,23 +123,21 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if req.NotMadeReason != "" {
 		return s.errorResult(&req, ErrNotMade.Error()+": "+req.NotMadeReason)
 	}
-	model, ok := s.models[req.ModelID]
+	d, ok := s.models[req.ModelID]
 	if !ok {
 		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
 	}
-	start := s.now()
-	ans, err := model.Answer(ctx, provider.Query{Question: req.Query, Contexts: req.Contexts, Prompt: req.Prompt})
+	a, fresh, err := s.answer(ctx, d, &req)
 	if err != nil {
 		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
 	}
-	end := s.now()
-	v := Judge(ans.Text, req.Accepted, s.method)
+	v := Judge(a.Text, req.Accepted, s.method)
 	res := resultOf(&req)
-	res.Answer = ans.Text
+	res.Answer = a.Text
 	res.Refused, res.Correct, res.JudgeMethod = v.Refused, v.Correct, v.Method
-	res.LatencyMS = float64(end.Sub(start).Microseconds()) / 1000
-	res.TokensIn, res.TokensOut = clampUint32(ans.TokensIn), clampUint32(ans.TokensOut)
-	res.EvaluatedAt = end.UTC()
+	res.LatencyMS = a.LatencyMS
+	res.TokensIn, res.TokensOut = clampUint32(a.TokensIn), clampUint32(a.TokensOut)
+	res.EvaluatedAt = s.now().UTC()
 	// One result per (request, variant): identical prompts of two variants
 	// share a request id, yet pairing needs a result for each variant.
 	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
@@ -108,7 +145,56 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
 	}
-	return []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}, nil
+	recs := []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}
+	if fresh != nil && s.cache != nil {
+		// The answer goes to the changelog with its result, before the
+		// offset is committed: a restart finds it in its cache.
+		recs = append(recs, streams.Record{Topic: s.cacheTopic, Key: []byte(req.RequestID), Value: fresh})
+	}
+	return recs, nil
+}
+
+// answer returns the answer to req: from the cache if the prompt was
+// answered before, else from the model (once for concurrent identical
+// requests). fresh is the changelog value of an answer received by this
+// call, nil otherwise.
+func (s *Stage) answer(ctx context.Context, d *dispatcher, req *schemas.EvalRequest) (a cached, fresh []byte, err error) {
+	q := provider.Query{Question: req.Query, Contexts: req.Contexts, Prompt: req.Prompt}
+	if !d.remote {
+		ans, latency, err := d.call(ctx, q)
+		return cachedOf(ans, float64(latency.Microseconds())/1000), nil, err
+	}
+	if a, ok := s.cache.get(req.RequestID); ok {
+		return a, nil, nil
+	}
+	type got struct {
+		a     cached
+		fresh []byte
+	}
+	led := false // this call made the request; followers share its answer
+	v, err, _ := s.flight.Do(req.RequestID, func() (any, error) {
+		led = true
+		ans, latency, err := d.call(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		a := cachedOf(ans, float64(latency.Microseconds())/1000)
+		b, err := s.cache.put(req.RequestID, a)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode answer: %w", err)
+		}
+		return got{a, b}, nil
+	})
+	if err != nil {
+		return cached{}, nil, err
+	}
+	g := v.(got)
+	if !led {
+		// Another request with the same prompt made the call and writes
+		// the changelog record.
+		return g.a, nil, nil
+	}
+	return g.a, g.fresh, nil
 }
 
 // resultOf is the result of req before its answer: everything pairing

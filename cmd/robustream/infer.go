@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/streams"
+)
+
+// inferInFlight is the infer stage's window per partition: how many
+// requests may be under way at once, across its models, before the stage
+// stops fetching. Each model's own window (max_in_flight) bounds the calls
+// to its server; this one only has to be wide enough to keep every model's
+// window full.
+const inferInFlight = 256
+
+// inferStage is the registry entry of the infer stage: a windowed stage
+// (no batch barrier) whose answers also go to its changelog.
+func inferStage() stageSpec {
+	outputs := reader.Outputs()
+	return stageSpec{name: reader.StageName, inputs: []string{streams.TopicEvalRequests}, outputs: outputs,
+		build: func(e *engine) (streams.Stage, error) {
+			rc := e.cfg.Stages.Infer.Config
+			rc.Models = e.models.byID
+			cache, err := e.answerCache()
+			if err != nil {
+				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
+			}
+			rc.Cache = cache
+			st, err := reader.NewStage(rc)
+			if err != nil {
+				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
+			}
+			e.exposeWindows(st)
+			return streams.Stage{Name: reader.StageName, Inputs: []string{streams.TopicEvalRequests}, Outputs: outputs,
+				Processor: st, InFlight: inferInFlight}, nil
+		}}
+}
+
+// answerCache loads the answers already received from the infer stage's
+// changelog, once per process (nil without Kafka: --dry-run builds).
+func (e *engine) answerCache() (*reader.Cache, error) {
+	if e.answers != nil || e.kafka == nil {
+		return e.answers, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st := streams.NewState(e.kafka, reader.StageName)
+	if err := st.RestoreAll(ctx); err != nil {
+		return nil, fmt.Errorf("cannot load the answers already received: %w", err)
+	}
+	c := reader.NewCache()
+	st.Range(func(k string, v []byte) bool {
+		c.Load(k, v)
+		return true
+	})
+	e.answers = c
+	e.log.Info("answers already received", "stage", reader.StageName, "n", c.Len())
+	return c, nil
+}
+
+// exposeWindows publishes each model's in-flight window and the size of the
+// answer cache.
+func (e *engine) exposeWindows(st *reader.Stage) {
+	if e.windowsExposed {
+		return
+	}
+	e.windowsExposed = true
+	for id := range st.Windows() {
+		e.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "robustream_infer_window",
+			Help:        "Requests a model may have in flight (its in-flight window, adjusted when max_in_flight is auto).",
+			ConstLabels: prometheus.Labels{"model": id},
+		}, func() float64 { return float64(st.Windows()[id]) }))
+	}
+	if e.answers != nil {
+		c := e.answers
+		e.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "robustream_infer_cached_answers",
+			Help: "Answers held by request id, never asked for again.",
+		}, func() float64 { return float64(c.Len()) }))
+	}
+}
