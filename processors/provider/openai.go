@@ -80,6 +80,7 @@ type OpenAI struct {
 	endpoint    string
 	completeURL *url.URL
 	embedURL    *url.URL
+	metricsURL  *url.URL // vLLM's Prometheus metrics, beside /v1
 	temperature float64
 	maxTokens   int
 	limits      Limits
@@ -172,6 +173,7 @@ func NewOpenAI(id string, opts OpenAIOptions) (*OpenAI, error) {
 		limits:      opts.Limits,
 		remote:      newRemote(id, opts.HTTPClient, opts.Timeout, header, secrets),
 	}
+	c.metricsURL = &url.URL{Scheme: base.Scheme, Host: base.Host, Path: "/metrics"}
 	c.completeURL = base.JoinPath("chat", "completions")
 	if opts.Endpoint == EndpointCompletions {
 		c.completeURL = base.JoinPath("completions")
