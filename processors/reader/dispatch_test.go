@@ -269,3 +269,27 @@ func TestGateAuto(t *testing.T) {
 		g.release(succeeded)
 	}
 }
+
+// TestSetModels: a reloaded model set serves the new models at once, keeps
+// the dispatcher of an unchanged model, and answers a request for a model
+// no longer served with a permanent error.
+func TestSetModels(t *testing.T) {
+	a := &countingModel{id: "a", limits: provider.Limits{MaxInFlight: 3}}
+	st, err := NewStage(Config{Models: map[string]provider.Model{"a": a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := (*st.models.Load())["a"]
+	b := &countingModel{id: "b"}
+	st.SetModels(map[string]provider.Model{"a": a, "b": b})
+	if (*st.models.Load())["a"] != before {
+		t.Error("an unchanged model lost its dispatcher")
+	}
+	if _, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("b", "rb", "v"))); err != nil || b.calls.Load() != 1 {
+		t.Errorf("the added model: %d calls, err %v", b.calls.Load(), err)
+	}
+	st.SetModels(map[string]provider.Model{"b": b})
+	if _, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("a", "ra", "v"))); !errors.Is(err, ErrUnknownModel) || !streams.IsPermanent(err) {
+		t.Errorf("a removed model: err %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -46,7 +47,8 @@ type Config struct {
 // an answer already received for the same request id is reused, never
 // asked for again.
 type Stage struct {
-	models     map[string]*dispatcher
+	models     atomic.Pointer[map[string]*dispatcher]
+	affinity   bool
 	method     string
 	now        func() time.Time
 	cache      *Cache
@@ -82,12 +84,51 @@ func NewStage(cfg Config) (*Stage, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Stage{models: map[string]*dispatcher{}, method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache,
+	s := &Stage{method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache, affinity: !cfg.NoPrefixAffinity,
 		cacheTopic: streams.ChangelogTopic(StageName)}
-	for id, m := range cfg.Models {
-		s.models[id] = newDispatcher(m, !cfg.NoPrefixAffinity, cfg.Now)
-	}
+	s.SetModels(cfg.Models)
 	return s, nil
+}
+
+// SetModels replaces the models the stage serves (models.yaml reloaded
+// while running). A model whose entry did not change keeps its dispatcher,
+// window and breaker; requests already in flight finish on the dispatcher
+// they started with. A request naming a model no longer served gets a
+// terminal error result, like any unknown model.
+func (s *Stage) SetModels(models map[string]provider.Model) {
+	old := map[string]*dispatcher{}
+	if p := s.models.Load(); p != nil {
+		old = *p
+	}
+	next := make(map[string]*dispatcher, len(models))
+	for id, m := range models {
+		if d, ok := old[id]; ok && sameModel(d.model, m) {
+			next[id] = d
+			continue
+		}
+		next[id] = newDispatcher(m, s.affinity, s.now)
+	}
+	s.models.Store(&next)
+}
+
+// sameModel reports whether b is a's configuration again: the same value,
+// or the same description, decoding and limits (the remote clients
+// describe their settings, never their credentials).
+func sameModel(a, b provider.Model) bool {
+	if a == b {
+		return true
+	}
+	if provider.IsBaseline(a) && provider.IsBaseline(b) {
+		return a.ID() == b.ID() // the built-ins have no settings
+	}
+	describe := func(m provider.Model) string {
+		d, _ := provider.DecodingOf(m)
+		l, _ := provider.LimitsOf(m)
+		return fmt.Sprintf("%v|%s|%+v", m, d, l)
+	}
+	_, ok1 := a.(fmt.Stringer)
+	_, ok2 := b.(fmt.Stringer)
+	return ok1 && ok2 && describe(a) == describe(b)
 }
 
 // Outputs are the topics the stage writes: the results, and the changelog
@@ -98,8 +139,9 @@ func Outputs() []string {
 
 // Windows returns each model's current in-flight window (for metrics).
 func (s *Stage) Windows() map[string]int {
-	out := make(map[string]int, len(s.models))
-	for id, d := range s.models {
+	models := *s.models.Load()
+	out := make(map[string]int, len(models))
+	for id, d := range models {
 		out[id] = d.gate.Limit()
 	}
 	return out
@@ -123,7 +165,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if req.NotMadeReason != "" {
 		return s.errorResult(&req, ErrNotMade.Error()+": "+req.NotMadeReason)
 	}
-	d, ok := s.models[req.ModelID]
+	d, ok := (*s.models.Load())[req.ModelID]
 	if !ok {
 		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
 	}
