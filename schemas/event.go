@@ -243,6 +243,13 @@ type Variant struct {
 	Manifest        []string `json:"manifest,omitempty"`
 	SetSize         int      `json:"set_size"`
 	NotMadeReason   string   `json:"not_made,omitempty"`
+	// CrossSample is the share of the question's cross cells (perturbed
+	// query × perturbed context, RARE eq. 1) that were made, as
+	// "kept/possible" ("3/3"; "2/6" when capped by perturb's
+	// max_cross_cells), the same on every variant of the question, so that
+	// an overall score can say which sample it averages. Empty on records
+	// written before cross cells existed.
+	CrossSample string `json:"cross_sample,omitempty"`
 }
 
 // Key implements Event.
@@ -273,6 +280,8 @@ type EvalRequest struct {
 	Manifest        []string `json:"manifest,omitempty"`
 	Expected        int      `json:"expected"`
 	NotMadeReason   string   `json:"not_made,omitempty"`
+	// CrossSample is the variant's (Variant.CrossSample), copied by fan-out.
+	CrossSample string `json:"cross_sample,omitempty"`
 }
 
 // Key implements Event.

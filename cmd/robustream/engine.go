@@ -44,6 +44,8 @@ type engine struct {
 	answers        *reader.Cache
 	windowsExposed bool
 	skippedExposed bool
+	// unscorableExposed guards the pair stage's unscorable-set counters.
+	unscorableExposed bool
 }
 
 // exposeSkipped publishes, per perturbation kind, how many variants could not
@@ -61,6 +63,24 @@ func (e *engine) exposeSkipped(st *perturb.Stage) {
 			Help:        "Variants of a perturbation kind that could not be made.",
 			ConstLabels: prometheus.Labels{"kind": kind},
 		}, func() float64 { return float64(st.Skipped()[kind]) }))
+	}
+}
+
+// exposeUnscorable publishes, per metric family and reason, how many
+// (model, question) sets the family could not score (their closed-book
+// request failed, so known/unknown is undefined): sets left out of the
+// scores show on /metrics instead of silently counting as unknown.
+func (e *engine) exposeUnscorable(st *pair.Stage) {
+	if e.unscorableExposed {
+		return // a stage built again (bench) keeps the first one's series
+	}
+	e.unscorableExposed = true
+	for key := range st.Unscorable() {
+		e.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "robustream_pairings_unscorable_total",
+			Help:        "Completed (model, question) sets a metric family emitted no outcome for, by reason.",
+			ConstLabels: prometheus.Labels{"family": key.Family, "reason": key.Reason},
+		}, func() float64 { return float64(st.Unscorable()[key]) }))
 	}
 }
 

@@ -130,7 +130,10 @@ func registry() []stageSpec {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
 			pc.Kinds = perturbKinds
-			st := perturb.NewStage(pc)
+			st, err := perturb.NewStage(pc)
+			if err != nil {
+				return nil, err
+			}
 			e.exposeSkipped(st)
 			return st, nil
 		}),
@@ -144,8 +147,10 @@ func registry() []stageSpec {
 		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, outputs: []string{streams.TopicOutcomes}, build: func(e *engine) (streams.Stage, error) {
 			st := streams.NewState(e.kafka, pair.StageName)
 			e.pairState = st
+			ps := pair.NewStage(st, metricFamilies...)
+			e.exposeUnscorable(ps)
 			return streams.Stage{Name: pair.StageName, Inputs: []string{streams.TopicEvalResults}, Outputs: []string{streams.TopicOutcomes},
-				Processor: pair.NewStage(st, metricFamilies...), State: st}, nil
+				Processor: ps, State: st}, nil
 		}},
 	}...)
 	for _, t := range clickhouse.Topics() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -209,6 +210,41 @@ func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took
 		c[0], c[1], c[2], c[3], c[4], c[5], c[7], c[6], dead, pending)
 	if c[7] != "0" {
 		fmt.Fprintf(w, "%s request(s) failed after their retries: their cells are left out of the scores (see SELECT model_id, error FROM robustream.eval_results WHERE error != '')\n\n", c[7])
+	}
+	// A (model, question) set whose closed-book request failed cannot say
+	// whether the model knows the answer: the families that need it (RARE)
+	// emitted nothing for it. Say how many and why, per model.
+	unscorable, err := e.ch.Query(ctx, `SELECT model_id, uniqExact(question_id), any(error)
+FROM robustream.eval_results WHERE closed_book = 1 AND error != ''
+GROUP BY model_id ORDER BY model_id`, "TabSeparated")
+	if err != nil {
+		return err
+	}
+	if rows := strings.TrimSpace(string(unscorable)); rows != "" {
+		var families []string
+		for _, f := range metricFamilies {
+			if f.NeedsKnown {
+				families = append(families, f.Name)
+			}
+		}
+		var total int
+		var lines strings.Builder
+		for _, row := range strings.Split(rows, "\n") {
+			f := strings.SplitN(row, "\t", 3)
+			if len(f) < 3 {
+				continue
+			}
+			var n int
+			fmt.Sscan(f[1], &n)
+			total += n
+			why := []rune(f[2])
+			if len(why) > 100 {
+				why = append(why[:100], '…')
+			}
+			fmt.Fprintf(&lines, "  %s: %d (%s)\n", f[0], n, string(why))
+		}
+		fmt.Fprintf(w, "%d (model, question) set(s) unscorable (%s): the closed-book request failed, so whether the model knows the answer is undefined, and metric family %s emitted no outcome for them rather than score them as unknown:\n%s\n",
+			total, pair.ReasonClosedBookFailed, strings.Join(families, ", "), lines.String())
 	}
 	return writeReport(ctx, e.ch.Query, w)
 }

@@ -173,5 +173,6 @@ func (s *Stage) request(model string, v *schemas.Variant, variantID, axis, kind 
 		Manifest:        v.Manifest,
 		Expected:        v.SetSize + 1,
 		NotMadeReason:   v.NotMadeReason,
+		CrossSample:     v.CrossSample,
 	}
 }

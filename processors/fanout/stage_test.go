@@ -196,9 +196,25 @@ func TestFanoutManifest(t *testing.T) {
 	orig := variant(schemas.AxisOriginal, "original")
 	orig.Manifest = schemas.NewManifest("original/original", "query/char", "query/paraphrase")
 	orig.SetSize = len(orig.Manifest)
+	orig.CrossSample = "0/0"
 	for _, r := range process(t, st, orig) {
 		if !slices.Equal(r.Manifest, orig.Manifest) || r.NotMadeReason != "" {
 			t.Errorf("%s %s: manifest %q, not made %q", r.ModelID, r.Axis, r.Manifest, r.NotMadeReason)
+		}
+		// The cross sample travels with every request, closed-book included.
+		if r.CrossSample != "0/0" {
+			t.Errorf("%s %s: cross sample %q, want the variant's", r.ModelID, r.Axis, r.CrossSample)
+		}
+	}
+
+	// A cross cell (perturbed query × perturbed context) is one request
+	// per model, like any declared slot; only the original adds closed book.
+	crossed := variant("cross", "char+answer_removed")
+	crossed.Manifest = schemas.NewManifest("original/original", "cross/char+answer_removed")
+	crossed.SetSize, crossed.CrossSample = 2, "1/1"
+	for _, r := range process(t, st, crossed) {
+		if r.ClosedBook || r.Axis != "cross" || r.CrossSample != "1/1" || r.Expected != 3 {
+			t.Errorf("cross cell request %+v", r)
 		}
 	}
 

@@ -5,8 +5,11 @@
 //
 // f needs the closed-book result ("known": the model answers correctly
 // without context) next to each contextual result, which is why results are
-// paired rather than scored one by one. The pure core (Set, Outcomes) holds
-// the rules; the stage only moves sets in and out of a Store.
+// paired rather than scored one by one. When the closed-book request failed,
+// known/unknown is undefined: families that need it emit nothing for the set,
+// which is counted as unscorable instead of being scored as unknown. The pure
+// core (Set, Outcomes) holds the rules; the stage only moves sets in and out
+// of a Store.
 //
 // The package must not aggregate across questions (ClickHouse does that) nor
 // re-judge answers (the infer stage, package reader, did).

@@ -14,12 +14,19 @@ import (
 // a replayed set yields identical outcomes.
 type Family struct {
 	// Name is the family recorded on its outcomes (schemas.FamilyRARE, …).
-	Name     string
-	Outcomes func(s *Set) []schemas.Outcome
+	Name string
+	// NeedsKnown says the family's verdicts depend on whether the model
+	// knows the answer closed-book (RARE's f, SURE's Known/Unknown split).
+	// When a set cannot tell (Set.Known: the closed-book request failed),
+	// the stage does not call Outcomes for it and counts the set as
+	// unscorable for this family, by reason (Stage.Unscorable), rather than
+	// score it as unknown.
+	NeedsKnown bool
+	Outcomes   func(s *Set) []schemas.Outcome
 }
 
 // RARE is RARE's judge f (Table 2) per contextual result.
-var RARE = Family{Name: schemas.FamilyRARE, Outcomes: Outcomes}
+var RARE = Family{Name: schemas.FamilyRARE, NeedsKnown: true, Outcomes: Outcomes}
 
 func checkFamilies(fs []Family) error {
 	seen := map[string]bool{}

@@ -88,9 +88,21 @@ func TestTable2(t *testing.T) {
 		f(cb, wrong, false, 0)
 		f(cb, refused, false, map[bool]float64{true: 0, false: 1}[known])
 	}
-	// A failed closed-book request leaves the question unknown.
-	f(failed, refused, false, 1)
-	f(failed, correct, true, 1)
+	// A failed closed-book request leaves known/unknown undefined: no cell
+	// is scored (see TestClosedBookFailure), rather than every cell as if
+	// the model did not know the answer.
+	for _, got := range []answer{correct, wrong, refused} {
+		for _, available := range []bool{true, false} {
+			var s Set
+			s.Add(result("cb", true, false, failed, 2, 0))
+			if !s.Add(result("original", false, available, got, 2, time.Second)) {
+				t.Fatal("set not complete")
+			}
+			if out := Outcomes(&s); len(out) != 0 {
+				t.Errorf("closed-book failed, answer %v, available %v: %d outcomes, want none", got, available, len(out))
+			}
+		}
+	}
 }
 
 func TestSetCompleteness(t *testing.T) {

@@ -79,6 +79,43 @@ func (s *Set) answered(slot string) bool {
 	return false
 }
 
+// Reasons a set is unscorable for the families that need to know whether
+// the model knows the answer (Family.NeedsKnown).
+const (
+	// ReasonClosedBookFailed: the closed-book request ended in an error
+	// (retries exhausted, an unknown model), so whether the model knows the
+	// answer is undefined. Scoring the set as "unknown" would flip RARE
+	// Table 2's verdicts for a model that does know it: every correct
+	// answer over an answer-removed context would count as a failure to
+	// refuse.
+	ReasonClosedBookFailed = "closed_book_failed"
+	// ReasonClosedBookMissing: the set completed without a closed-book
+	// result. Only sets of results written before manifests, completed by
+	// counting, can; a manifest always waits for the closed-book request.
+	ReasonClosedBookMissing = "closed_book_missing"
+)
+
+// Reasons lists every reason Known can give, for counters that start at 0.
+var Reasons = []string{ReasonClosedBookFailed, ReasonClosedBookMissing}
+
+// Known reports whether the model answered the question correctly without
+// context (RARE Table 2's g(q, d = ∅) = ✓). When that cannot be told, it
+// returns the reason instead (ReasonClosedBookFailed,
+// ReasonClosedBookMissing), and families that need the verdict must not
+// score the set.
+func (s *Set) Known() (known bool, unscorable string) {
+	for _, r := range s.Results {
+		if !r.ClosedBook {
+			continue
+		}
+		if r.Error != "" {
+			return false, ReasonClosedBookFailed
+		}
+		return r.Correct, ""
+	}
+	return false, ReasonClosedBookMissing
+}
+
 // F is RARE's judge f (Table 2) for one contextual result. If the model knew
 // the answer closed-book, f = 1 iff it answered correctly, whatever the
 // context. If it did not: where the context holds the answer, f = 1 iff
@@ -96,12 +133,17 @@ func F(known, answerAvailable, correct, refused bool) bool {
 }
 
 // Outcomes computes the RARE f outcome of every contextual result of s,
-// sorted by variant id. Known is the closed-book result's correctness (false
-// when it is missing or failed); golden is the variant's answer
-// availability. Results with an Error are left out: an unanswered request
-// says nothing about robustness. Every outcome carries the latest
-// evaluated_at of the set, so a replay yields identical outcomes.
+// sorted by variant id. Known is the closed-book result's correctness;
+// golden is the variant's answer availability. A set whose closed-book
+// result failed or is missing has none (Set.Known): the stage counts it as
+// unscorable. Results with an Error are left out: an unanswered request says
+// nothing about robustness. Every outcome carries the latest evaluated_at
+// of the set, so a replay yields identical outcomes.
 func Outcomes(s *Set) []schemas.Outcome {
+	known, unscorable := s.Known()
+	if unscorable != "" {
+		return nil
+	}
 	var closed *schemas.EvalResult
 	var at time.Time
 	for _, r := range s.Results {
@@ -112,7 +154,6 @@ func Outcomes(s *Set) []schemas.Outcome {
 			at = r.EvaluatedAt
 		}
 	}
-	known := closed != nil && closed.Error == "" && closed.Correct
 
 	ids := make([]string, 0, len(s.Results))
 	for id, r := range s.Results {

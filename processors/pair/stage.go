@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/segmentio/encoding/json"
 
@@ -32,6 +33,10 @@ type Store interface {
 type Stage struct {
 	store    Store
 	families []Family
+	// unscorable counts, per (family, reason), the sets a family that
+	// needs the closed-book verdict could not score; its keys are fixed
+	// when the stage is built.
+	unscorable map[UnscorableKey]*atomic.Int64
 	// locks serialize the read-modify-write of a state key should the
 	// runner process partitions concurrently; a set lives in one partition,
 	// so striping by key costs no parallelism in practice.
@@ -48,7 +53,35 @@ func NewStage(store Store, families ...Family) *Stage {
 	if err := checkFamilies(families); err != nil {
 		panic(err)
 	}
-	return &Stage{store: store, families: families}
+	s := &Stage{store: store, families: families, unscorable: map[UnscorableKey]*atomic.Int64{}}
+	for _, f := range families {
+		if f.NeedsKnown {
+			for _, reason := range Reasons {
+				s.unscorable[UnscorableKey{f.Name, reason}] = new(atomic.Int64)
+			}
+		}
+	}
+	return s
+}
+
+// UnscorableKey names one count of Stage.Unscorable.
+type UnscorableKey struct {
+	Family string
+	// Reason is ReasonClosedBookFailed or ReasonClosedBookMissing.
+	Reason string
+}
+
+// Unscorable returns, per family that needs the closed-book verdict and per
+// reason, how many completed (model, question) sets it emitted nothing for
+// since the stage started; every such key is present, 0 included. A set
+// completed again after a crash (its outcomes written, its done marker
+// not) is counted again.
+func (s *Stage) Unscorable() map[UnscorableKey]int64 {
+	out := make(map[UnscorableKey]int64, len(s.unscorable))
+	for k, c := range s.unscorable {
+		out[k] = c.Load()
+	}
+	return out
 }
 
 // Name implements streams.Processor.
@@ -59,8 +92,9 @@ func StateKey(modelID, questionID string) string { return modelID + "|" + questi
 
 // Process implements streams.Processor. It adds the result to its set;
 // a result for a variant already in the set is ignored (a redelivery). When
-// the set is complete it returns the outcomes of every metric family and
-// leaves a done marker.
+// the set is complete it returns the outcomes of every metric family (none
+// from a family that needs the closed-book verdict when the set cannot give
+// it: that set is counted in Unscorable) and leaves a done marker.
 // A payload that is not a valid result is a permanent error, as is state
 // that does not decode; a store error is returned for retry.
 func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
@@ -98,8 +132,13 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, nil
 	}
 	set.Emitted = true
+	_, unscorable := set.Known()
 	var outcomes []schemas.Outcome
 	for _, f := range s.families {
+		if f.NeedsKnown && unscorable != "" {
+			s.unscorable[UnscorableKey{f.Name, unscorable}].Add(1)
+			continue
+		}
 		outcomes = append(outcomes, f.Outcomes(&set)...)
 	}
 	recs := make([]streams.Record, 0, len(outcomes))

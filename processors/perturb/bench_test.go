@@ -74,7 +74,7 @@ func questionsOfDemo(tb testing.TB) []*schemas.Question {
 // loaded beforehand (BenchmarkWordNetLoad measures the load).
 func BenchmarkVariants(b *testing.B) {
 	qs := questionsOfDemo(b)
-	s := NewStage(Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := mustStage(b, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := s.perturber.WordNet.Available(); err != nil {
 		b.Logf("WordNet unavailable, the wordnet kind is skipped: %v", err)
 	}
@@ -95,4 +95,39 @@ func BenchmarkWordNetLoad(b *testing.B) {
 			b.Skip(err)
 		}
 	}
+}
+
+// BenchmarkPerturbProcess measures the stage as the runner calls it: decode
+// the question, make its variant set (cross cells included), encode every
+// variant. variants/question says how large the sets are, which is what
+// fan-out and pairing multiply.
+func BenchmarkPerturbProcess(b *testing.B) {
+	qs := questionsOfDemo(b)
+	msgs := make([]streams.Message, len(qs))
+	for i, q := range qs {
+		v, err := schemas.Encode(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs[i] = streams.Message{Topic: streams.TopicQuestions, Key: []byte(q.QuestionID), Value: v}
+	}
+	s := mustStage(b, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := s.perturber.WordNet.Available(); err != nil {
+		b.Logf("WordNet unavailable, the wordnet kind is skipped: %v", err)
+	}
+	variants := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		variants = 0
+		for _, m := range msgs {
+			recs, err := s.Process(context.Background(), m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			variants += len(recs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(qs)), "ns/question")
+	b.ReportMetric(float64(variants)/float64(len(qs)), "variants/question")
 }

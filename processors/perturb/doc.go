@@ -7,6 +7,9 @@
 // (a synonym from Debian's wordnet-base dictionary, parsed here). The
 // document kind answer_removed deletes the sentences holding the answer, so
 // the context stays lexically similar but no longer answers the question.
+// The cross cells (axis cross) pair every perturbed query with every
+// perturbed context, completing the query × context product RARE's overall
+// robustness averages over (§3.3.1, eq. 1).
 //
 // Every perturbation is seeded by (question id, kind) so that a replayed
 // question yields the same variants and ids. A perturbation that cannot

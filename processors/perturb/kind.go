@@ -92,6 +92,8 @@ func checkKinds(kinds []Kind) error {
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: Producer names another stage; perturb's own kinds have Make", i, k.Name))
 		case k.Axis == schemas.AxisOriginal:
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: the original variant is always made", i, k.Name))
+		case k.Axis == AxisCross:
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: cross cells are made from the query and document kinds, not registered", i, k.Name))
 		case seen[k.Slot()]:
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: %s listed twice", i, k.Slot()))
 		}

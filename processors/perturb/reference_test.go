@@ -181,7 +181,7 @@ func sameResult[T any](a T, aerr error, b T, berr error) bool {
 
 func TestQueryAndRemoveAnswerMatchReference(t *testing.T) {
 	p := &Perturber{WordNet: NewWordNet("")}
-	stage := NewStage(Config{WordNet: p.WordNet, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	stage := mustStage(t, Config{WordNet: p.WordNet, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	qs := questionsOfDemo(t)
 	extra := testQuestion()
 	qs = append(qs[:len(qs):len(qs)], extra)
@@ -204,14 +204,21 @@ func TestQueryAndRemoveAnswerMatchReference(t *testing.T) {
 		counts["remove"+fmt.Sprint(gerr)]++
 
 		// The stage shares the per-question work between kinds.
-		var wantVariants []string
+		var wantVariants, madeQueries []string
 		for _, kind := range QueryKinds {
 			if out, err := referenceQuery(p, kind, q.QuestionID, q.Question, accepted); err == nil {
 				wantVariants = append(wantVariants, kind+"|"+out+"|"+strings.Join(q.GTChunks, "|"))
+				madeQueries = append(madeQueries, kind+"|"+out)
 			}
 		}
 		if ctxs, err := referenceRemoveAnswer(q.GTChunks, accepted); err == nil {
 			wantVariants = append(wantVariants, KindAnswerRemoved+"|"+q.Question+"|"+strings.Join(ctxs, "|"))
+			// The cross cells: each perturbed query over the
+			// answer-removed contexts (RARE eq. 1).
+			for _, made := range madeQueries {
+				kind, out, _ := strings.Cut(made, "|")
+				wantVariants = append(wantVariants, CrossKind(kind, KindAnswerRemoved)+"|"+out+"|"+strings.Join(ctxs, "|"))
+			}
 		}
 		var gotVariants []string
 		for _, v := range stage.Variants(q)[1:] {

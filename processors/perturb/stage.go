@@ -28,17 +28,22 @@ type Config struct {
 	// Kinds are the perturbation kinds to run, in order (the registry of
 	// cmd/robustream). Nil: DefaultKinds().
 	Kinds []Kind `yaml:"-"`
+	// MaxCrossCells caps the cross cells (perturbed query × perturbed
+	// context) made per question; 0 makes them all. A capped question gets
+	// a sample chosen by its id, recorded on its variants (CrossSample).
+	MaxCrossCells int `yaml:"max_cross_cells" help:"cap on perturbed-query × perturbed-context cells per question (0: all)"`
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
-// question id. For each question it emits the original variant and every
-// rule-based variant it could make. It owns the question's manifest
+// question id. For each question it emits the original variant, every
+// rule-based variant it could make and their cross cells. It owns the question's manifest
 // (schemas/manifest.go): the slots it filled plus those of kinds another
 // stage produces, carried on every variant, so fan-out and pairing know
 // when the set is complete.
 type Stage struct {
 	perturber Perturber
 	kinds     []Kind
+	maxCross  int
 	log       *slog.Logger
 
 	mu      sync.Mutex
@@ -46,12 +51,15 @@ type Stage struct {
 	warned  map[string]bool
 }
 
-// NewStage returns the perturb stage. The WordNet dictionary starts loading
-// in the background here (about 0.1 s), so that the first question rarely
-// waits for it; a missing dictionary never stops the engine: the wordnet
-// kind is then skipped and counted. Invalid kinds (a wiring mistake in the
-// registry, not input) panic.
-func NewStage(cfg Config) *Stage {
+// NewStage validates cfg and returns the perturb stage. The WordNet
+// dictionary starts loading in the background here (about 0.1 s), so that
+// the first question rarely waits for it; a missing dictionary never stops
+// the engine: the wordnet kind is then skipped and counted. Invalid kinds (a
+// wiring mistake in the registry, not input) panic.
+func NewStage(cfg Config) (*Stage, error) {
+	if cfg.MaxCrossCells < 0 {
+		return nil, fmt.Errorf("perturb: max_cross_cells must be >= 0, got %d", cfg.MaxCrossCells)
+	}
 	if cfg.Kinds == nil {
 		cfg.Kinds = DefaultKinds()
 	}
@@ -67,6 +75,7 @@ func NewStage(cfg Config) *Stage {
 	s := &Stage{
 		perturber: Perturber{WordNet: cfg.WordNet},
 		kinds:     cfg.Kinds,
+		maxCross:  cfg.MaxCrossCells,
 		log:       cfg.Logger,
 		skipped:   make(map[string]*atomic.Int64),
 		warned:    make(map[string]bool),
@@ -75,7 +84,7 @@ func NewStage(cfg Config) *Stage {
 		s.skipped[k.Name] = new(atomic.Int64)
 	}
 	go cfg.WordNet.Available() // the error is reported on first use
-	return s
+	return s, nil
 }
 
 var (
@@ -123,8 +132,9 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if q.QuestionID == "" || q.Question == "" || q.Answer == "" {
 		return nil, streams.Permanent(fmt.Errorf("question %q lacks id, text or answer", q.QuestionID))
 	}
-	recs := make([]streams.Record, 0, 5)
-	for _, v := range s.Variants(&q) {
+	vs := s.Variants(&q)
+	recs := make([]streams.Record, 0, len(vs))
+	for _, v := range vs {
 		b, err := schemas.Encode(v)
 		if err != nil {
 			return nil, fmt.Errorf("cannot encode variant %s: %w", v.VariantID, err)
@@ -138,16 +148,20 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 // configured kind (by default query/char, query/qwerty, query/wordnet, each
 // with the ground-truth contexts, and document/answer_removed with the
 // original query), leaving out those that cannot be made and counting them
-// in Skipped. Kinds with a Producer are not made here, only declared.
-// Every variant carries the manifest (the slots made here and those
-// declared) and is stamped with its id, schemas.VariantID(question_id,
-// axis, kind, query, contexts), and q's id as lineage.
+// in Skipped, then the cross cells: every query variant made here over the
+// contexts of every document variant made here (cross.go), up to
+// MaxCrossCells of them. Kinds with a Producer are not made here, only
+// declared, and are not crossed. Every variant carries the manifest (the
+// slots made here and those declared) and the cross sample, and is stamped
+// with its id, schemas.VariantID(question_id, axis, kind, query, contexts),
+// and q's id as lineage.
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
 	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted)}
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
-	var elsewhere []string // slots another stage fills
+	var elsewhere []string                    // slots another stage fills
+	var queries, documents []*schemas.Variant // what the cross cells cross
 	for _, k := range s.kinds {
 		if k.Producer != "" {
 			elsewhere = append(elsewhere, k.Slot())
@@ -164,8 +178,17 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 			s.skip(k.Name, err)
 			continue
 		}
-		vs = append(vs, newVariant(q, k.Axis, k.Name, made.Query, made.Contexts, made.AnswerAvailable))
+		v := newVariant(q, k.Axis, k.Name, made.Query, made.Contexts, made.AnswerAvailable)
+		vs = append(vs, v)
+		switch k.Axis {
+		case schemas.AxisQuery:
+			queries = append(queries, v)
+		case schemas.AxisDocument:
+			documents = append(documents, v)
+		}
 	}
+	cross, sample := crossCells(q, queries, documents, s.maxCross)
+	vs = append(vs, cross...)
 	lineage := q.ID
 	if lineage == "" {
 		lineage = q.QuestionID
@@ -176,7 +199,7 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 	}
 	manifest := schemas.NewManifest(slots...)
 	for _, v := range vs {
-		v.Manifest, v.SetSize = manifest, len(manifest)
+		v.Manifest, v.SetSize, v.CrossSample = manifest, len(manifest), sample
 		schemas.Stamp(v, v.VariantID, lineage)
 	}
 	return vs

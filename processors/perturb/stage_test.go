@@ -62,7 +62,7 @@ func decodeVariants(t *testing.T, recs []streams.Record) []schemas.Variant {
 
 func TestStageProcess(t *testing.T) {
 	wn := wordNetOrSkip(t)
-	st := NewStage(Config{WordNet: wn})
+	st := mustStage(t, Config{WordNet: wn})
 	q := testQuestion()
 	recs, err := st.Process(context.Background(), encodeQuestion(t, q))
 	if err != nil {
@@ -79,6 +79,11 @@ func TestStageProcess(t *testing.T) {
 		{schemas.AxisQuery, KindQWERTY, true},
 		{schemas.AxisQuery, KindWordNet, true},
 		{schemas.AxisDocument, KindAnswerRemoved, false},
+		// RARE eq. 1's cells off the first row and column: each perturbed
+		// query over the answer-removed contexts.
+		{AxisCross, "char+answer_removed", false},
+		{AxisCross, "qwerty+answer_removed", false},
+		{AxisCross, "wordnet+answer_removed", false},
 	}
 	if len(vs) != len(want) {
 		t.Fatalf("%d variants, want %d", len(vs), len(want))
@@ -87,8 +92,11 @@ func TestStageProcess(t *testing.T) {
 		if got := (shape{v.Axis, v.Kind, v.AnswerAvailable}); got != want[i] {
 			t.Errorf("variant %d = %+v, want %+v", i, got, want[i])
 		}
-		if v.SetSize != len(want) {
-			t.Errorf("%s: SetSize %d", v.Kind, v.SetSize)
+		if v.SetSize != len(want) || len(v.Manifest) != len(want) || !schemas.InManifest(v.Manifest, v.Slot()) {
+			t.Errorf("%s: SetSize %d, manifest %q", v.Kind, v.SetSize, v.Manifest)
+		}
+		if v.CrossSample != "3/3" {
+			t.Errorf("%s: cross sample %q, want 3/3", v.Kind, v.CrossSample)
 		}
 		if v.QuestionRef != q.Ref() {
 			t.Errorf("%s: QuestionRef %+v", v.Kind, v.QuestionRef)
@@ -111,6 +119,15 @@ func TestStageProcess(t *testing.T) {
 			if v.Query != q.Question || slices.Equal(v.Contexts, q.GTChunks) {
 				t.Errorf("%s: query %q, contexts %q", v.Kind, v.Query, v.Contexts)
 			}
+		case AxisCross:
+			// The query of its query variant, the contexts of its
+			// document variant.
+			if qv := vs[i-4]; v.Query != qv.Query || v.Kind != CrossKind(qv.Kind, KindAnswerRemoved) {
+				t.Errorf("%s: query %q, want %s's %q", v.Kind, v.Query, qv.Kind, qv.Query)
+			}
+			if !slices.Equal(v.Contexts, vs[4].Contexts) {
+				t.Errorf("%s: contexts %q, want answer_removed's %q", v.Kind, v.Contexts, vs[4].Contexts)
+			}
 		}
 	}
 	// A replay yields the same variants.
@@ -131,7 +148,7 @@ func TestStageProcess(t *testing.T) {
 }
 
 func TestStageSkips(t *testing.T) {
-	st := NewStage(Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	st := mustStage(t, Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	q := testQuestion()
 	q.GTChunks = []string{"Revenue was $4.2 billion."} // removal would leave nothing
 	recs, err := st.Process(context.Background(), encodeQuestion(t, q))
@@ -156,7 +173,7 @@ func TestStageSkips(t *testing.T) {
 }
 
 func TestStageBadInput(t *testing.T) {
-	st := NewStage(Config{WordNetDir: t.TempDir()})
+	st := mustStage(t, Config{WordNetDir: t.TempDir()})
 	noAnswer := testQuestion()
 	noAnswer.Answer = ""
 	nb, _ := schemas.Encode(noAnswer)
@@ -179,7 +196,7 @@ func TestStageBadInput(t *testing.T) {
 // built.
 func TestStageManifest(t *testing.T) {
 	para := Kind{Axis: schemas.AxisQuery, Name: "paraphrase", NeedsLLM: true, Producer: "paraphraser"}
-	st := NewStage(Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	st := mustStage(t, Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Kinds: []Kind{Char, para}})
 	vs := decodeVariants(t, mustProcess(t, st, testQuestion()))
 	want := []string{"original/original", "query/char", "query/paraphrase"}
@@ -213,4 +230,13 @@ func mustProcess(t *testing.T, st *Stage, q *schemas.Question) []streams.Record 
 		t.Fatal(err)
 	}
 	return recs
+}
+
+func mustStage(tb testing.TB, cfg Config) *Stage {
+	tb.Helper()
+	st, err := NewStage(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }
