@@ -280,6 +280,11 @@ type EvalRequest struct {
 	Manifest        []string `json:"manifest,omitempty"`
 	Expected        int      `json:"expected"`
 	NotMadeReason   string   `json:"not_made,omitempty"`
+	// Retrieves marks a request to a model that retrieves its own contexts
+	// (a RAG service): only the original and query-axis variants are sent
+	// to it, with no closed-book request, and Contexts are the ground
+	// truth its retrieval is judged against, not sent.
+	Retrieves bool `json:"retrieves,omitempty"`
 	// CrossSample is the variant's (Variant.CrossSample), copied by fan-out.
 	CrossSample string `json:"cross_sample,omitempty"`
 }
@@ -291,25 +296,32 @@ func (r *EvalRequest) Key() string { return r.QuestionID }
 type EvalResult struct {
 	Meta
 	QuestionRef
-	RequestID       string    `json:"request_id"`
-	ModelID         string    `json:"model_id"`
-	VariantID       string    `json:"variant_id"`
-	ClosedBook      bool      `json:"closed_book"`
-	Axis            string    `json:"axis"`
-	Kind            string    `json:"kind"`
-	AnswerAvailable bool      `json:"answer_available"`
-	Manifest        []string  `json:"manifest,omitempty"`
-	Expected        int       `json:"expected"`
-	Answer          string    `json:"answer"`
-	Refused         bool      `json:"refused"`
-	Correct         bool      `json:"correct"`
-	JudgeMethod     string    `json:"judge_method"`
-	Similarity      float64   `json:"similarity"`
-	LatencyMS       float64   `json:"latency_ms"`
-	TokensIn        uint32    `json:"tokens_in"`
-	TokensOut       uint32    `json:"tokens_out"`
-	Error           string    `json:"error,omitempty"`
-	EvaluatedAt     time.Time `json:"evaluated_at"`
+	RequestID       string   `json:"request_id"`
+	ModelID         string   `json:"model_id"`
+	VariantID       string   `json:"variant_id"`
+	ClosedBook      bool     `json:"closed_book"`
+	Axis            string   `json:"axis"`
+	Kind            string   `json:"kind"`
+	AnswerAvailable bool     `json:"answer_available"`
+	Manifest        []string `json:"manifest,omitempty"`
+	// Retrieves, Retrieved and RetrievalHit are set for a model that
+	// retrieves its own contexts: the passages it reports, and whether a
+	// ground-truth chunk is among them. AnswerAvailable then says whether
+	// its passages hold the answer.
+	Retrieves    bool      `json:"retrieves,omitempty"`
+	Retrieved    []string  `json:"retrieved,omitempty"`
+	RetrievalHit bool      `json:"retrieval_hit,omitempty"`
+	Expected     int       `json:"expected"`
+	Answer       string    `json:"answer"`
+	Refused      bool      `json:"refused"`
+	Correct      bool      `json:"correct"`
+	JudgeMethod  string    `json:"judge_method"`
+	Similarity   float64   `json:"similarity"`
+	LatencyMS    float64   `json:"latency_ms"`
+	TokensIn     uint32    `json:"tokens_in"`
+	TokensOut    uint32    `json:"tokens_out"`
+	Error        string    `json:"error,omitempty"`
+	EvaluatedAt  time.Time `json:"evaluated_at"`
 }
 
 // Key implements Event.

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/reader"
@@ -41,7 +42,11 @@ type engine struct {
 	openPairings int
 	// answers are the answers already received (the infer changelog),
 	// loaded once; windowsExposed guards its metrics.
-	answers        *reader.Cache
+	answers *reader.Cache
+	// fanout and infer are the stages built from the models, for a reload
+	// of models.yaml while running.
+	fanout         *fanout.Stage
+	infer          *reader.Stage
 	windowsExposed bool
 	skippedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.

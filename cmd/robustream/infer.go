@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/robustream/robustream/processors/fanout"
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/streams"
 )
@@ -35,10 +40,22 @@ func inferStage() stageSpec {
 			if err != nil {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
 			}
+			e.infer = st
 			e.exposeWindows(st)
 			return streams.Stage{Name: reader.StageName, Inputs: []string{streams.TopicEvalRequests}, Outputs: outputs,
 				Processor: st, InFlight: inferInFlight}, nil
 		}}
+}
+
+// fanoutConfigOf is the fan-out stage's view of a model set.
+func fanoutConfigOf(set modelSet) fanout.Config {
+	cfg := fanout.Config{Models: set.ids(), Decoding: set.decodings()}
+	for _, id := range cfg.Models {
+		if provider.Retrieves(set.byID[id]) {
+			cfg.Retrieving = append(cfg.Retrieving, id)
+		}
+	}
+	return cfg
 }
 
 // answerCache loads the answers already received from the infer stage's
@@ -84,4 +101,54 @@ func (e *engine) exposeWindows(st *reader.Stage) {
 			Help: "Answers held by request id, never asked for again.",
 		}, func() float64 { return float64(c.Len()) }))
 	}
+}
+
+// modelsPoll is how often `run` looks at models.yaml for changes.
+const modelsPoll = 2 * time.Second
+
+// watchModels reloads models.yaml when it changes while the engine runs: a
+// model added gets its requests from the next variant on, a model removed
+// gets no new ones, a changed one a new dispatcher. A file with errors is
+// reported and ignored: the models in use stay.
+func (e *engine) watchModels(ctx context.Context, path string, every time.Duration) {
+	last := fileStamp(path)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		stamp := fileStamp(path)
+		if stamp == last {
+			continue
+		}
+		last = stamp
+		set, errs := readModels(path)
+		if len(errs) > 0 {
+			e.log.Error("models.yaml changed but has errors; the models in use stay", "path", path, "err", errors.Join(errs...))
+			continue
+		}
+		cfg := fanoutConfigOf(set)
+		if e.fanout != nil {
+			if err := e.fanout.SetModels(cfg); err != nil {
+				e.log.Error("models.yaml changed but cannot be used; the models in use stay", "path", path, "err", err)
+				continue
+			}
+		}
+		if e.infer != nil {
+			e.infer.SetModels(set.byID)
+		}
+		e.log.Info("models.yaml reloaded", "path", path, "models", strings.Join(set.ids(), ","))
+	}
+}
+
+// fileStamp identifies a version of a file by size and modification time.
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "missing"
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
 }

@@ -141,7 +141,9 @@ func registry() []stageSpec {
 	specs = append(specs, variantProducers...)
 	specs = append(specs, []stageSpec{
 		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
-			return fanout.NewStage(fanout.Config{Models: e.models.ids(), Decoding: e.models.decodings()})
+			st, err := fanout.NewStage(fanoutConfigOf(e.models))
+			e.fanout = st
+			return st, err
 		}),
 		inferStage(),
 		{name: pair.StageName, inputs: []string{streams.TopicEvalResults}, outputs: []string{streams.TopicOutcomes}, build: func(e *engine) (streams.Stage, error) {

@@ -62,6 +62,9 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "robustream is running: dashboard http://%s/  (Ctrl-C to stop)\n", srv.addr)
 	}
 	p.Go(func(ctx context.Context) error { return e.runner.RunAll(ctx, stages) })
+	if cfg.Models != "" {
+		p.Go(func(ctx context.Context) error { e.watchModels(ctx, cfg.Models, modelsPoll); return nil })
+	}
 	if cfg.Source != "" && cfg.Source != "none" && (len(cfg.Stages.Run) == 0 || contains(cfg.Stages.Run, "source")) {
 		src, err := e.newSource(ctx, cfg.Source, false)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -28,17 +30,39 @@ type Config struct {
 	// "max_tokens=64,temperature=0"), part of the request id so that changing
 	// them makes new requests. Missing: DefaultDecoding.
 	Decoding map[string]string
+	// Retrieving are the models that retrieve their own contexts (RAG
+	// services): they are asked the question alone, so they get the
+	// original and the query-axis variants only, and no closed-book
+	// request (they cannot answer without their retrieval).
+	Retrieving []string
 }
 
 // Stage is the "fanout" stage: rs.variants → rs.eval.requests, keyed by
-// question id.
+// question id. Its models can be replaced while it runs (SetModels).
 type Stage struct {
-	models   []string
-	decoding map[string]string
+	cur atomic.Pointer[lineup]
+}
+
+// lineup is the models a stage fans out to.
+type lineup struct {
+	models     []string
+	decoding   map[string]string
+	retrieving map[string]bool
 }
 
 // NewStage validates cfg and returns the stage.
 func NewStage(cfg Config) (*Stage, error) {
+	s := &Stage{}
+	if err := s.SetModels(cfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SetModels validates cfg and makes its models the ones fanned out to from
+// the next variant on (models.yaml reloaded while running). On error the
+// models in use are kept.
+func (s *Stage) SetModels(cfg Config) error {
 	var errs []error
 	if len(cfg.Models) == 0 {
 		errs = append(errs, errors.New("fanout: models: none configured"))
@@ -58,17 +82,24 @@ func NewStage(cfg Config) (*Stage, error) {
 			errs = append(errs, fmt.Errorf("fanout: decoding.%s: not a configured model", m))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	l := &lineup{models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{}}
+	for _, m := range cfg.Retrieving {
+		if !seen[m] {
+			errs = append(errs, fmt.Errorf("fanout: retrieving: %s is not a configured model", m))
+		}
+		l.retrieving[m] = true
 	}
-	dec := make(map[string]string, len(cfg.Models))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	for _, m := range cfg.Models {
-		dec[m] = DefaultDecoding
+		l.decoding[m] = DefaultDecoding
 		if d, ok := cfg.Decoding[m]; ok {
-			dec[m] = d
+			l.decoding[m] = d
 		}
 	}
-	return &Stage{models: append([]string(nil), cfg.Models...), decoding: dec}, nil
+	s.cur.Store(l)
+	return nil
 }
 
 // Name implements streams.Processor.
@@ -136,11 +167,18 @@ func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
 	if lineage == "" {
 		lineage = v.VariantID
 	}
+	l := s.cur.Load()
 	var out []*schemas.EvalRequest
-	for _, model := range s.models {
-		out = append(out, s.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false))
+	for _, model := range l.models {
+		if l.retrieving[model] {
+			if r := l.retrievalRequest(model, v); r != nil {
+				out = append(out, r)
+			}
+			continue
+		}
+		out = append(out, l.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false))
 		if v.Axis == schemas.AxisOriginal {
-			out = append(out, s.request(model, v, ClosedBookVariantID(v.QuestionID), schemas.AxisClosedBook, KindClosedBook, nil, false, true))
+			out = append(out, l.request(model, v, ClosedBookVariantID(v.QuestionID), schemas.AxisClosedBook, KindClosedBook, nil, false, true))
 		}
 	}
 	for _, r := range out {
@@ -149,9 +187,34 @@ func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
 	return out
 }
 
-func (s *Stage) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
+// retrievalRequest is the request of v to a model that retrieves its own
+// contexts, or nil when v's axis does not apply to it (only the original
+// and the perturbed queries do: the service is asked the question alone).
+// Its prompt is the question, which is what is sent; its contexts are the
+// ground truth its retrieval is judged against. Its manifest keeps the
+// slots that apply, and pairing expects no closed-book result.
+func (l *lineup) retrievalRequest(model string, v *schemas.Variant) *schemas.EvalRequest {
+	if v.Axis != schemas.AxisOriginal && v.Axis != schemas.AxisQuery {
+		return nil
+	}
+	r := l.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false)
+	if v.NotMadeReason == "" {
+		r.Prompt = strings.TrimSpace(v.Query)
+		r.RequestID = RequestID(model, r.Prompt, l.decoding[model])
+	}
+	var slots []string
+	for _, slot := range v.Manifest {
+		if strings.HasPrefix(slot, schemas.AxisOriginal+"/") || strings.HasPrefix(slot, schemas.AxisQuery+"/") {
+			slots = append(slots, slot)
+		}
+	}
+	r.Manifest, r.Expected, r.Retrieves = slots, max(len(slots), 1), true
+	return r
+}
+
+func (l *lineup) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
 	prompt := Prompt(v.Query, contexts)
-	id := RequestID(model, prompt, s.decoding[model])
+	id := RequestID(model, prompt, l.decoding[model])
 	if v.NotMadeReason != "" {
 		// Nothing to ask: the request only carries the marker to the infer
 		// stage, which answers it with an error result.

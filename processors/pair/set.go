@@ -11,6 +11,11 @@ import (
 // MetricF is the metric name of RARE's binary robustness judge f.
 const MetricF = "f"
 
+// MetricRetrievalHit is the metric of a model that retrieves its own
+// contexts: 1 when a ground-truth chunk is among its passages. Its mean is
+// the retrieval hit rate; it is not part of any robustness score.
+const MetricRetrievalHit = "retrieval_hit"
+
 // Set is the state of one (model, question) pairing: the results seen so
 // far, by variant id (the closed-book result under its own variant id).
 type Set struct {
@@ -56,7 +61,7 @@ func (s *Set) complete() bool {
 		// Results written before manifests: count them.
 		return s.Expected > 0 && len(s.Results) >= s.Expected
 	}
-	if !s.answered(schemas.SlotClosedBook) {
+	if !s.retrieving() && !s.answered(schemas.SlotClosedBook) {
 		return false
 	}
 	for _, slot := range s.Manifest {
@@ -65,6 +70,15 @@ func (s *Set) complete() bool {
 		}
 	}
 	return true
+}
+
+// retrieving reports whether the set is a model that retrieves its own
+// contexts (schemas.EvalResult.Retrieves).
+func (s *Set) retrieving() bool {
+	for _, r := range s.Results {
+		return r.Retrieves
+	}
+	return false
 }
 
 // answered reports whether a result fills slot. Sets hold a handful of
@@ -104,6 +118,13 @@ var Reasons = []string{ReasonClosedBookFailed, ReasonClosedBookMissing}
 // ReasonClosedBookMissing), and families that need the verdict must not
 // score the set.
 func (s *Set) Known() (known bool, unscorable string) {
+	if s.retrieving() {
+		// A RAG service cannot answer without its retrieval: no
+		// closed-book request is sent, and every question is unknown to
+		// it, so f rewards a correct answer where its passages hold the
+		// answer and a refusal where they do not.
+		return false, ""
+	}
 	for _, r := range s.Results {
 		if !r.ClosedBook {
 			continue
@@ -190,6 +211,16 @@ func Outcomes(s *Set) []schemas.Outcome {
 		}
 		schemas.Stamp(&o, o.OutcomeID, lineage...)
 		out = append(out, o)
+		if r.Retrieves {
+			h := o
+			h.Metric, h.Value = MetricRetrievalHit, 0
+			if r.RetrievalHit {
+				h.Value = 1
+			}
+			h.OutcomeID = schemas.ID(r.ModelID, r.QuestionID, r.VariantID, schemas.FamilyRARE, MetricRetrievalHit)
+			schemas.Stamp(&h, h.OutcomeID, lineage...)
+			out = append(out, h)
+		}
 	}
 	return out
 }

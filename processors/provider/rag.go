@@ -198,6 +198,10 @@ func (r *RAGEndpoint) ID() string { return r.id }
 func (r *RAGEndpoint) Limits() Limits { return r.limits }
 
 // String names the client without its headers.
+// Retrieves implements the retrieving side of Retrieves: the service finds
+// its own contexts.
+func (r *RAGEndpoint) Retrieves() bool { return true }
+
 func (r *RAGEndpoint) String() string {
 	return fmt.Sprintf("rag-endpoint %s (%s %s)", r.id, r.method, endpointName(r.url))
 }

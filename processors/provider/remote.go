@@ -40,6 +40,15 @@ func LimitsOf(m Model) (Limits, bool) {
 	return l.Limits(), true
 }
 
+// Retrieves reports whether m retrieves its own contexts (a RAG service
+// behind rag-endpoint): it is asked the question alone, so only the
+// original and the query-axis variants apply to it, and it cannot answer
+// closed-book.
+func Retrieves(m Model) bool {
+	r, ok := m.(interface{ Retrieves() bool })
+	return ok && r.Retrieves()
+}
+
 // DecodingOf returns m's canonical decoding-parameter string (sorted
 // key=value pairs, such as "max_tokens=64,temperature=0"), and false for a
 // model that has none, which then gets the fan-out stage's default. It is

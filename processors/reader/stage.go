@@ -180,6 +180,9 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	res.LatencyMS = a.LatencyMS
 	res.TokensIn, res.TokensOut = clampUint32(a.TokensIn), clampUint32(a.TokensOut)
 	res.EvaluatedAt = s.now().UTC()
+	if req.Retrieves {
+		judgeRetrieval(res, a.Contexts, req.Contexts, req.Accepted)
+	}
 	// One result per (request, variant): identical prompts of two variants
 	// share a request id, yet pairing needs a result for each variant.
 	schemas.Stamp(res, ResultID(req.RequestID, req.QuestionID, req.VariantID), req.ID)
@@ -253,6 +256,7 @@ func resultOf(req *schemas.EvalRequest) *schemas.EvalResult {
 		AnswerAvailable: req.AnswerAvailable,
 		Manifest:        req.Manifest,
 		Expected:        req.Expected,
+		Retrieves:       req.Retrieves,
 	}
 }
 

@@ -9,32 +9,7 @@
 -- the stored columns (n, value): ClickHouse resolves an alias before a
 -- column, and sum(n) AS n would otherwise nest aggregates.
 
--- RARE (Table 2 / §5): mean judge value f per model, overall and per axis,
--- from the hourly rollup. NaN where a model has no outcome on an axis.
-CREATE VIEW IF NOT EXISTS robustream.rare_scores AS
-SELECT
-    model_id,
-    if(all_n = 0, nan, all_sum / all_n) AS overall,
-    if(query_n = 0, nan, query_sum / query_n) AS query_robustness,
-    if(document_n = 0, nan, document_sum / document_n) AS document_robustness,
-    if(retrieval_n = 0, nan, retrieval_sum / retrieval_n) AS retrieval_robustness,
-    all_n AS n
-FROM
-(
-    SELECT
-        model_id,
-        sum(n) AS all_n,
-        sum(value_sum) AS all_sum,
-        sumIf(n, axis = 'query') AS query_n,
-        sumIf(value_sum, axis = 'query') AS query_sum,
-        sumIf(n, axis = 'document') AS document_n,
-        sumIf(value_sum, axis = 'document') AS document_sum,
-        sumIf(n, axis = 'retrieval') AS retrieval_n,
-        sumIf(value_sum, axis = 'retrieval') AS retrieval_sum
-    FROM robustream.robustness_1h
-    WHERE family = 'rare'
-    GROUP BY model_id
-);
+-- RARE's scores are in 035_rare_scores.sql.
 
 -- SURE (§3.2): each sure outcome's value is C = Y(original) − Y(perturbed)
 -- ∈ {−1, 0, 1}; RR, WR and LR are the shares of C = 0, −1 and 1, split by
