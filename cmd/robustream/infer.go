@@ -36,6 +36,9 @@ func inferStage() stageSpec {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
 			}
 			rc.Cache = cache
+			if e.models.embedder != nil {
+				rc.Embedder = e.models.embedder
+			}
 			st, err := reader.NewStage(rc)
 			if err != nil {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)

@@ -21,6 +21,10 @@ import (
 // modelSet is the set of models under test.
 type modelSet struct {
 	byID map[string]provider.Model
+	// generator and embedder are the optional services of models.yaml's
+	// top-level generator: and embedder: (nil when absent).
+	generator provider.Generator
+	embedder  provider.Embedder
 }
 
 // limits returns the dispatch limits of model id: what its entry says for
@@ -58,6 +62,11 @@ func (m modelSet) ids() []string {
 // set.
 type modelsFile struct {
 	Models []yaml.Node `yaml:"models"`
+	// Generator is the LLM the stages may use (LLM perturbations, the LLM
+	// judge); Embedder serves embeddings (the embedding judge). Both take
+	// the keys of an openai entry.
+	Generator *openaiModel `yaml:"generator"`
+	Embedder  *openaiModel `yaml:"embedder"`
 }
 
 // builtinModel is an entry of kind builtin: one of provider.Builtins().
@@ -265,6 +274,23 @@ func readModels(path string) (modelSet, []error) {
 	if len(f.Models) == 0 && len(errs) == 0 {
 		fail("models: no models listed (e.g. - {id: builtin:lexical, kind: builtin})")
 	}
+	services := map[string]*openaiModel{"generator": f.Generator, "embedder": f.Embedder}
+	built := map[string]*provider.OpenAI{}
+	for _, key := range []string{"generator", "embedder"} {
+		e := services[key]
+		if e == nil {
+			continue
+		}
+		if e.ID == "" {
+			e.ID = key
+		}
+		m, err := openaiKind.build(key, e, nil)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("models %s: %w", path, err))
+			continue
+		}
+		built[key] = m.(*provider.OpenAI)
+	}
 
 	kinds := modelKinds
 	var kindNames []string
@@ -357,6 +383,12 @@ func readModels(path string) (modelSet, []error) {
 	}
 	if len(errs) > 0 {
 		return modelSet{}, errs
+	}
+	if g := built["generator"]; g != nil {
+		set.generator = g
+	}
+	if e := built["embedder"]; e != nil {
+		set.embedder = e
 	}
 	return set, nil
 }

@@ -242,3 +242,25 @@ func TestModelsRemoteKinds(t *testing.T) {
 		t.Errorf("printed models hold the secret: %s", s)
 	}
 }
+
+// TestModelsServices: models.yaml's top-level generator: and embedder: take
+// the keys of an openai entry and become the services the stages use;
+// their errors are reported under their own names.
+func TestModelsServices(t *testing.T) {
+	set, errs := readModels(writeModels(t, "models:\n  - {id: builtin:lexical, kind: builtin}\n"+
+		"generator: {base_url: http://gpu:8000/v1, model: qwen}\nembedder: {base_url: http://gpu:8001/v1, model: e5}\n"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if set.generator == nil || set.embedder == nil {
+		t.Fatalf("generator %v, embedder %v", set.generator, set.embedder)
+	}
+	if g, ok := set.generator.(*provider.OpenAI); !ok || g.ID() != "generator" {
+		t.Errorf("generator: %v", set.generator)
+	}
+	_, errs = readModels(writeModels(t, "models:\n  - {id: builtin:lexical, kind: builtin}\nembedder: {model: e5, colour: blue}\n"))
+	msg := fmt.Sprint(errs)
+	if !strings.Contains(msg, "embedder.base_url: missing") || !strings.Contains(msg, "colour") {
+		t.Errorf("errors %s: want the missing base_url under embedder and the unknown key", msg)
+	}
+}

@@ -293,3 +293,61 @@ func TestSetModels(t *testing.T) {
 		t.Errorf("a removed model: err %v", err)
 	}
 }
+
+// fakeEmbedder maps texts to fixed vectors.
+type fakeEmbedder map[string][]float32
+
+func (f fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok := f[t]
+		if !ok {
+			return nil, fmt.Errorf("no vector for %q", t)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// answerModel always answers text.
+type answerModel struct{ id, text string }
+
+func (m answerModel) ID() string { return m.id }
+func (m answerModel) Answer(context.Context, provider.Query) (provider.Answer, error) {
+	return provider.Answer{Text: m.text}, nil
+}
+
+// TestEmbeddingJudge: with an embedder configured, an answer the lexical
+// judge misses is correct when its embedding is close enough to an
+// accepted answer's, and the method says so; a distant one stays wrong,
+// with its similarity recorded.
+func TestEmbeddingJudge(t *testing.T) {
+	emb := fakeEmbedder{
+		"four point two billion dollars": {1, 0.1, 0},
+		"$4.2 billion":                   {1, 0, 0},
+		"a rainy Tuesday":                {0, 0, 1},
+	}
+	f := func(answer string, correct bool, method string) {
+		t.Helper()
+		st, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", answer}}, Embedder: emb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("m", "r-"+answer, "v")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res schemas.EvalResult
+		if err := schemas.Decode(recs[0].Value, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Correct != correct || res.JudgeMethod != method || res.Similarity == 0 && method == MethodEmbedding {
+			t.Errorf("%q: correct %v method %q similarity %.3f; want %v %q", answer, res.Correct, res.JudgeMethod, res.Similarity, correct, method)
+		}
+	}
+	f("four point two billion dollars", true, MethodEmbedding)
+	f("a rainy Tuesday", false, DefaultMethod)
+	if _, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", "x"}}, EmbeddingThreshold: 1.5}); err == nil {
+		t.Error("a threshold above 1 was accepted")
+	}
+}

@@ -32,6 +32,12 @@ type Config struct {
 	// JudgeMethod is the matcher (MethodExact, MethodCovered,
 	// MethodTokenSeq). Empty: DefaultMethod.
 	JudgeMethod string `yaml:"judge_method" help:"answer matcher: exact, covered or token_seq (default token_seq)"`
+	// Embedder, when set, judges the answers the lexical judge did not
+	// match (MethodEmbedding); nil: lexical only.
+	Embedder provider.Embedder `yaml:"-"`
+	// EmbeddingThreshold is the cosine similarity the embedding judge
+	// needs. Zero: DefaultEmbeddingThreshold.
+	EmbeddingThreshold float64 `yaml:"embedding_threshold" help:"cosine similarity at which the embedding judge accepts an answer (default 0.9; used when models.yaml has an embedder)"`
 	// NoPrefixAffinity turns off sending requests that share their
 	// contexts one after another (for comparison in benchmarks).
 	NoPrefixAffinity bool `yaml:"no_prefix_affinity" help:"do not group requests that share contexts (they are grouped by default, for servers' prefix caches)"`
@@ -52,6 +58,8 @@ type Stage struct {
 	method     string
 	now        func() time.Time
 	cache      *Cache
+	embedder   provider.Embedder
+	threshold  float64
 	flight     singleflight.Group
 	cacheTopic string
 }
@@ -72,6 +80,9 @@ func NewStage(cfg Config) (*Stage, error) {
 			errs = append(errs, checkLimits("infer: models."+id, l)...)
 		}
 	}
+	if cfg.EmbeddingThreshold < 0 || cfg.EmbeddingThreshold > 1 {
+		errs = append(errs, fmt.Errorf("infer: embedding_threshold: %g is not in [0, 1]", cfg.EmbeddingThreshold))
+	}
 	if !ValidMethod(cfg.JudgeMethod) {
 		errs = append(errs, fmt.Errorf("infer: judge_method: unknown %q", cfg.JudgeMethod))
 	}
@@ -84,7 +95,11 @@ func NewStage(cfg Config) (*Stage, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.EmbeddingThreshold == 0 {
+		cfg.EmbeddingThreshold = DefaultEmbeddingThreshold
+	}
 	s := &Stage{method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache, affinity: !cfg.NoPrefixAffinity,
+		embedder: cfg.Embedder, threshold: cfg.EmbeddingThreshold,
 		cacheTopic: streams.ChangelogTopic(StageName)}
 	s.SetModels(cfg.Models)
 	return s, nil
@@ -177,6 +192,16 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	res := resultOf(&req)
 	res.Answer = a.Text
 	res.Refused, res.Correct, res.JudgeMethod = v.Refused, v.Correct, v.Method
+	if s.embedder != nil && !v.Correct && !v.Refused && a.Text != "" {
+		sim, ok, err := embeddingJudge(ctx, s.embedder, s.threshold, a.Text, req.Accepted)
+		if err != nil {
+			return nil, err // retried; the answer itself is cached
+		}
+		res.Similarity = sim
+		if ok {
+			res.Correct, res.JudgeMethod = true, MethodEmbedding
+		}
+	}
 	res.LatencyMS = a.LatencyMS
 	res.TokensIn, res.TokensOut = clampUint32(a.TokensIn), clampUint32(a.TokensOut)
 	res.EvaluatedAt = s.now().UTC()

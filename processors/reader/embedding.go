@@ -1,0 +1,54 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/robustream/robustream/processors/provider"
+)
+
+// MethodEmbedding is the judge method of a verdict the embedding judge
+// turned to correct: the lexical judge did not match, but the answer's
+// embedding is within the threshold of an accepted answer's.
+const MethodEmbedding = "embedding"
+
+// DefaultEmbeddingThreshold is the cosine similarity at or above which the
+// embedding judge accepts an answer.
+const DefaultEmbeddingThreshold = 0.9
+
+// embeddingJudge gives a second chance to answers the lexical judge did not
+// match and that are not refusals: an answer worded differently from every
+// accepted answer ("four point two billion dollars") is correct when its
+// embedding is close enough to one of theirs. It returns the best cosine
+// similarity and whether it reaches the threshold.
+func embeddingJudge(ctx context.Context, e provider.Embedder, threshold float64, answer string, accepted []string) (float64, bool, error) {
+	vecs, err := e.Embed(ctx, append([]string{answer}, accepted...))
+	if err != nil {
+		return 0, false, fmt.Errorf("embedding judge: %w", err)
+	}
+	if len(vecs) != len(accepted)+1 {
+		return 0, false, fmt.Errorf("embedding judge: %d vectors for %d texts", len(vecs), len(accepted)+1)
+	}
+	best := 0.0
+	for _, v := range vecs[1:] {
+		best = math.Max(best, cosine(vecs[0], v))
+	}
+	return best, best >= threshold, nil
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
