@@ -14,12 +14,13 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 	f("", "")
-	f("The $4.2 Billion", "42 billion")
+	f("The $4.2 Billion", "4.2 billion") // the decimal point is kept: 4.2 ≠ 42
 	f("  A   theory of an apple ", "theory of apple")
 	f("the\u00a0the", "") // Unicode space separates words too
 	f("Thé café, 12,400!", "thé café 12400")
-	f("then another", "then another") // articles only as whole words
-	f("12.4% — up", "124 — up")       // non-ASCII punctuation is kept
+	f("then another", "then another")     // articles only as whole words
+	f("12.4% — up", "12.4 per cent up")   // percent spelled out; an em dash separates words
+	f("12.4% • up", "12.4 per cent • up") // other non-ASCII punctuation is kept
 }
 
 func TestAnswerMatching(t *testing.T) {

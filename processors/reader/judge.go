@@ -8,7 +8,8 @@ const (
 	// answer.
 	MethodExact = "exact"
 	// MethodCovered: a normalized accepted answer is a substring of the
-	// normalized prediction. Known weakness: "art" matches "party".
+	// normalized prediction. Known weakness: "art" matches "party", and
+	// "4.2" matches "14.25".
 	MethodCovered = "covered"
 	// MethodTokenSeq: the tokens of a normalized accepted answer occur as a
 	// contiguous run of the prediction's tokens. The default.
@@ -43,7 +44,12 @@ type Verdict struct {
 }
 
 // Judge matches answer against the accepted answers with method (empty or
-// unknown: DefaultMethod) and detects refusals. A refusal is never correct,
+// unknown: DefaultMethod) and detects refusals (IsRefusal). Every matcher
+// reads text.Normalize, which keeps figures apart ("4.2%" is not "42%") and
+// folds typographic quotes and dashes, and lets the answer say more than an
+// accepted answer but not less ("adjusted" is not correct for "been
+// adjusted"; docs/methods.md, Answer matching and refusal detection).
+// A refusal is never correct,
 // even if an accepted answer happens to be, say, "unknown": RARE's judge f
 // (Table 2) treats refusing and answering as different behaviours, and
 // scoring a refusal as a hit would reward the model for not knowing.

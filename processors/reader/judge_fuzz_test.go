@@ -17,13 +17,16 @@ var methods = []string{MethodExact, MethodCovered, MethodTokenSeq, "", "levensht
 //   - no panic; the verdict names a real matcher, reports exactly
 //     IsRefusal(answer), and is never both refused and correct;
 //   - an answer equal to the gold answer is correct under every matcher,
-//     unless it is a refusal (which covers everything that normalizes to
-//     the empty string) or, for token_seq, has no tokens at all (only
-//     non-ASCII punctuation such as "—");
+//     unless it is a refusal (which covers everything without tokens, such
+//     as "" and "—");
 //   - the gold answer surrounded by other words is still found by covered
 //     and token_seq, unless the whole reads as a refusal;
+//   - the gold answer with one decimal point removed ("42%" for "4.2%") is
+//     correct under no matcher;
 //   - Normalize is idempotent, its output valid UTF-8 with single spaces,
-//     and Tokens does not change when applied to normalized text.
+//     Tokens does not change when applied to normalized text, and
+//     typographic apostrophes, quotes and en dashes normalize as the ASCII
+//     characters they stand for.
 func FuzzJudge(f *testing.F) {
 	for _, s := range judgeSeeds(false) {
 		f.Add(s[0], s[1])
@@ -71,6 +74,11 @@ func judgeSeeds(full bool) [][2]string {
 		{"caf\xe9 \xff\xfe", "\xe2\x82"},
 		{"\u0130stanbul \u212a", "i\u0307stanbul k"},
 		{"a\u0301 the\u00a0an\u2003a", "\u0085the"},
+		{"Unemployment rose to 4.2% in Q3.", "4.2%"},
+		{"−$1,400.5 million", "-$1\u202f400.5 million"},
+		{"I can’t answer that", "Macy’s"},
+		{"The context doesn’t mention it, but it is 2025–10–01.", "2025-10-01"},
+		{".5 per cent", "0.5%"},
 	}
 }
 
@@ -85,6 +93,12 @@ func checkJudge(t *testing.T, answer, gold string) {
 		}
 		if !slices.Equal(text.Tokens(n), text.Tokens(s)) {
 			t.Fatalf("Tokens(%q) = %q but Tokens of its normalization %q", s, text.Tokens(s), text.Tokens(n))
+		}
+		if utf8.ValidString(s) {
+			typographic := strings.NewReplacer("'", "’", `"`, "“", "-", "–").Replace(s)
+			if got := text.Normalize(typographic); got != n {
+				t.Fatalf("Normalize(%q) = %q, but Normalize(%q) = %q", typographic, got, s, n)
+			}
 		}
 	}
 
@@ -113,6 +127,16 @@ func checkJudge(t *testing.T, answer, gold string) {
 		}
 	}
 
+	// A decimal point between digits is part of the figure.
+	if i := decimalPoint(gold); i >= 0 {
+		wrong := gold[:i] + gold[i+1:]
+		for _, m := range methods {
+			if v := Judge(wrong, []string{gold}, m); v.Correct {
+				t.Fatalf("Judge(%q, [%q], %q) = %+v: a different figure is correct", wrong, gold, m, v)
+			}
+		}
+	}
+
 	// Spaces keep the gold answer's words apart from the others.
 	around := answer + " " + gold + " " + answer
 	if !goldRefused && !IsRefusal(around) {
@@ -123,4 +147,15 @@ func checkJudge(t *testing.T, answer, gold string) {
 			t.Fatalf("TokenSeq(%q, [%q]) = false", around, gold)
 		}
 	}
+}
+
+// decimalPoint returns the index of the first '.' between two ASCII digits
+// in s, or -1.
+func decimalPoint(s string) int {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && '0' <= s[i-1] && s[i-1] <= '9' && '0' <= s[i+1] && s[i+1] <= '9' {
+			return i
+		}
+	}
+	return -1
 }

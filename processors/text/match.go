@@ -2,8 +2,6 @@ package text
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -123,7 +121,10 @@ func ContainsRun(haystack, needle []string) bool {
 }
 
 // Tokens normalizes s, decomposes it to NFD and splits it into runs of
-// letters, digits and combining marks. NFD makes a precomposed "é" and
+// letters, digits and combining marks, keeping a number whole with its sign,
+// decimal point and separators ("-4.2", "3/4", "2025-10-01"): Normalize
+// keeps those characters only inside numbers, and splitting "4.2" into "4"
+// and "2" would let "4 2" match it. NFD makes a precomposed "é" and
 // "e"+U+0301 compare equal; keeping the marks inside the token keeps "résumé"
 // distinct from "resume". Non-ASCII punctuation, which Normalize leaves in
 // place, separates tokens here.
@@ -134,174 +135,16 @@ func Tokens(s string) []string {
 // normalizedTokens is Tokens of an already normalized string.
 func normalizedTokens(n string) []string {
 	return strings.FieldsFunc(norm.NFD.String(n), func(r rune) bool {
-		return !isWordRune(r)
+		return !isTokenRune(r)
 	})
 }
 
-// Normalize lowercases s, removes ASCII punctuation, removes the articles a,
-// an and the as whole words and collapses whitespace (docs/methods.md,
-// Answer matching and refusal detection: the SQuAD normalization).
-//
-// The reference finds articles with a regexp \b, which in Go (RE2) is
-// ASCII-only: it would see a boundary between "é" and "a" and strip the "a"
-// of "déa". Boundaries are therefore checked by hand with Unicode classes.
-//
-// It is the composition strings.ToLower, strings.Map dropping ASCII
-// punctuation, article removal (an article becomes a space) and
-// strings.Fields joined by single spaces, done in two passes over one buffer
-// instead of five strings: judging and answer removal normalize every
-// sentence they look at.
-func Normalize(s string) string {
-	var stack [256]byte
-	b := stack[:]
-	if len(s) > len(b) {
-		b = make([]byte, len(s))
+// isTokenRune reports whether r belongs to a token of normalized text: a
+// word rune, or one of the characters Normalize keeps only inside numbers.
+func isTokenRune(r rune) bool {
+	switch r {
+	case '.', ',', '-', '/', ':':
+		return true
 	}
-	// Pass 1: lowercase and drop ASCII punctuation. ASCII bytes are
-	// written by index (the output is never longer than the input); from
-	// the first non-ASCII byte on, runes are appended, and ranging over s
-	// turns an invalid byte into U+FFFD, as strings.ToLower does.
-	j := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			b = b[:j]
-			for _, r := range s[i:] {
-				if r = unicode.ToLower(r); !isASCIIPunct(r) {
-					b = utf8.AppendRune(b, r)
-				}
-			}
-			j = len(b)
-			break
-		}
-		if asciiPunct[c] {
-			continue
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[j] = c
-		j++
-	}
-	b = b[:j]
-	// Pass 2, in place (the write position never passes the read
-	// position): an article at a word start becomes a space, and runs of
-	// spaces become one separator between words.
-	w := 0
-	space := false    // a separator is due before the next non-space rune
-	prevWord := false // the previous rune of pass 1's output is a word rune
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRune(b[i:])
-			prevWord = slowIsWordRune(r)
-			if unicode.IsSpace(r) {
-				space = true
-			} else {
-				if space && w > 0 {
-					b[w] = ' '
-					w++
-				}
-				space = false
-				w += copy(b[w:], b[i:i+n])
-			}
-			i += n
-			continue
-		}
-		if !prevWord && (c == 't' || c == 'a') {
-			if m := articleAt(b, i); m > 0 {
-				space = true
-				// The article's last letter is a word rune; the rune after
-				// it is not, and cannot start another article anyway.
-				prevWord = true
-				i += m
-				continue
-			}
-		}
-		prevWord = asciiWord[c]
-		i++
-		if c == ' ' || '\t' <= c && c <= '\r' { // unicode.IsSpace for ASCII
-			space = true
-			continue
-		}
-		if space && w > 0 {
-			b[w] = ' '
-			w++
-		}
-		space = false
-		b[w] = c
-		w++
-	}
-	if string(b[:w]) == s {
-		return s // already normalized: spare the copy
-	}
-	return string(b[:w])
+	return isWordRune(r)
 }
-
-// asciiPunct caches isASCIIPunct for bytes below utf8.RuneSelf.
-var asciiPunct = func() (t [utf8.RuneSelf]bool) {
-	for c := range rune(utf8.RuneSelf) {
-		t[c] = isASCIIPunct(c)
-	}
-	return t
-}()
-
-// isASCIIPunct matches the reference's punctuation set (Python's
-// string.punctuation): every printable ASCII character that is neither a
-// letter, a digit nor a space. Go classes some of them ($+<=>^`|~) as symbols,
-// hence both tests.
-func isASCIIPunct(r rune) bool {
-	return r < unicode.MaxASCII && (unicode.IsPunct(r) || unicode.IsSymbol(r))
-}
-
-// articleAt returns the length of the article "the", "an" or "a" starting at
-// b[i] when it ends at a word boundary, else 0. The caller has checked the
-// left boundary.
-func articleAt(b []byte, i int) int {
-	n := 0
-	switch rest := b[i:]; {
-	case len(rest) >= 3 && rest[0] == 't' && rest[1] == 'h' && rest[2] == 'e':
-		n = 3
-	case len(rest) >= 2 && rest[0] == 'a' && rest[1] == 'n':
-		n = 2
-	case rest[0] == 'a':
-		// "a" followed by "n" was handled above: 'n' is a word rune, so
-		// "a" alone cannot end at a boundary there.
-		n = 1
-	default:
-		return 0
-	}
-	if i+n == len(b) {
-		return n
-	}
-	r := rune(b[i+n])
-	if r >= utf8.RuneSelf {
-		r, _ = utf8.DecodeRune(b[i+n:])
-	}
-	if isWordRune(r) {
-		return 0
-	}
-	return n
-}
-
-// isWordRune is the Unicode counterpart of \w: letters, digits, combining
-// marks (so a decomposed accent does not end a word) and the underscore.
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return asciiWord[r]
-	}
-	return slowIsWordRune(r)
-}
-
-func slowIsWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
-}
-
-// asciiWord caches isWordRune for ASCII: every normalized character is
-// classified, and the Unicode tables are slower than an index.
-var asciiWord = func() (t [utf8.RuneSelf]bool) {
-	for r := range rune(utf8.RuneSelf) {
-		t[r] = slowIsWordRune(r)
-	}
-	return t
-}()
