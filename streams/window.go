@@ -56,8 +56,19 @@ func (r *Runner) consumeWindow(ctx, gctx context.Context, gen *kafka.Generation,
 	}
 	tick := time.NewTicker(commitEvery)
 	defer tick.Stop()
+	// Finished messages are written by one flusher, as many at a time as
+	// have finished meanwhile: one produce call per message would cost a
+	// broker round trip each and cap a fast stage far below its batches.
+	out := make(chan doneMessage, st.InFlight)
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		r.flushWindow(wctx, st, w, out, slots, failed)
+	}()
 
 	var ferr error
+	deadline := &fetchDeadline{parent: gctx}
+	defer deadline.stop()
 fetch:
 	for {
 		// A free slot first, so that no fetched message waits unstarted;
@@ -80,9 +91,7 @@ fetch:
 				break
 			}
 		}
-		fctx, fcancel := context.WithTimeout(gctx, commitEvery)
-		m, err := rd.FetchMessage(fctx)
-		fcancel()
+		m, err := rd.FetchMessage(deadline.get())
 		if err != nil {
 			<-slots
 			if gctx.Err() != nil {
@@ -99,27 +108,24 @@ fetch:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-slots }()
 			start := time.Now()
 			recs, err := r.process(WithPartition(wctx, partition), st, []Message{msg})
-			if err == nil {
-				err = Produce(wctx, r.w, recs...)
-			}
 			if err != nil {
+				<-slots
 				select {
 				case failed <- err:
 				default:
 				}
 				return
 			}
-			w.finished(msg.Offset)
-			r.metrics.add(mIn, st.Name, 1)
-			r.metrics.observe(st.Name, time.Since(start).Seconds())
+			out <- doneMessage{offset: msg.Offset, recs: recs, start: start}
 		}()
 	}
 	// Let what is in flight finish (within the grace), then commit what
 	// is contiguous: the next owner starts there.
 	wg.Wait()
+	close(out)
+	<-flushed
 	if ferr == nil {
 		select {
 		case ferr = <-failed:
@@ -131,6 +137,85 @@ fetch:
 	}
 	return w.committedAt(), ferr
 }
+
+// fetchDeadline bounds fetches by one deadline per commit period, not one
+// per message: a timer per message would cost more than the fetch of a
+// buffered one.
+type fetchDeadline struct {
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (f *fetchDeadline) get() context.Context {
+	if f.ctx == nil || f.ctx.Err() != nil {
+		f.stop()
+		f.ctx, f.cancel = context.WithTimeout(f.parent, commitEvery)
+	}
+	return f.ctx
+}
+
+func (f *fetchDeadline) stop() {
+	if f.cancel != nil {
+		f.cancel()
+	}
+}
+
+// doneMessage is a message of a windowed stage whose records are ready.
+type doneMessage struct {
+	offset int64
+	recs   []Record
+	start  time.Time
+}
+
+// flushWindow writes the records of finished messages, gathering every
+// message that finished while the previous write was under way, then marks
+// them finished and frees their slots. A failed write is reported on
+// failed; the messages are then redone from the last commit.
+func (r *Runner) flushWindow(ctx context.Context, st *Stage, w *window, out <-chan doneMessage, slots <-chan struct{}, failed chan<- error) {
+	var batch []doneMessage
+	var recs []Record
+	broken := false
+	for first := range out {
+		batch, recs = append(batch[:0], first), append(recs[:0], first.recs...)
+	gather:
+		for len(batch) < maxFlush {
+			select {
+			case d, ok := <-out:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, d)
+				recs = append(recs, d.recs...)
+			default:
+				break gather
+			}
+		}
+		if !broken {
+			if err := Produce(ctx, r.w, recs...); err != nil {
+				broken = true // nothing more is marked finished: all is redone
+				select {
+				case failed <- err:
+				default:
+				}
+			}
+		}
+		for _, d := range batch {
+			if !broken {
+				w.finished(d.offset)
+				r.metrics.observe(st.Name, time.Since(d.start).Seconds())
+			}
+			<-slots
+		}
+		if !broken {
+			r.metrics.add(mIn, st.Name, len(batch))
+		}
+	}
+}
+
+// maxFlush bounds the messages written by one produce call of a windowed
+// stage.
+const maxFlush = 1000
 
 // commitEvery is how often a windowed stage commits its offsets.
 const commitEvery = 100 * time.Millisecond

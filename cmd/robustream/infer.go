@@ -45,8 +45,11 @@ func inferStage() stageSpec {
 			}
 			e.infer = st
 			e.exposeWindows(st)
-			return streams.Stage{Name: reader.StageName, Inputs: []string{streams.TopicEvalRequests}, Outputs: outputs,
-				Processor: st, InFlight: inferInFlight}, nil
+			stage := streams.Stage{Name: reader.StageName, Inputs: []string{streams.TopicEvalRequests}, Outputs: outputs, Processor: st}
+			if hasRemote(e.models) {
+				stage.InFlight = inferInFlight
+			}
+			return stage, nil
 		}}
 }
 
@@ -59,6 +62,21 @@ func fanoutConfigOf(set modelSet) fanout.Config {
 		}
 	}
 	return cfg
+}
+
+// hasRemote reports whether a model of set is served over the network.
+// Only then is the infer stage windowed: the built-in readers answer in
+// microseconds, and batches (one produce call per batch, no goroutine per
+// request) serve them twice as fast. A remote model added by a reload of
+// models.yaml to an engine started with built-ins only is served in
+// batches until the next start.
+func hasRemote(set modelSet) bool {
+	for _, m := range set.byID {
+		if _, remote := provider.LimitsOf(m); remote {
+			return true
+		}
+	}
+	return false
 }
 
 // answerCache loads the answers already received from the infer stage's
