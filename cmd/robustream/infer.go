@@ -39,6 +39,9 @@ func inferStage() stageSpec {
 			if e.models.embedder != nil {
 				rc.Embedder = e.models.embedder
 			}
+			if e.models.generator != nil {
+				rc.Generator = e.models.generator
+			}
 			st, err := reader.NewStage(rc)
 			if err != nil {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
@@ -53,9 +56,10 @@ func inferStage() stageSpec {
 		}}
 }
 
-// fanoutConfigOf is the fan-out stage's view of a model set.
-func fanoutConfigOf(set modelSet) fanout.Config {
-	cfg := fanout.Config{Models: set.ids(), Decoding: set.decodings()}
+// fanoutConfigOf is base (stages.fanout) with the models of set.
+func fanoutConfigOf(base fanout.Config, set modelSet) fanout.Config {
+	cfg := base
+	cfg.Models, cfg.Decoding, cfg.Retrieving = set.ids(), set.decodings(), nil
 	for _, id := range cfg.Models {
 		if provider.Retrieves(set.byID[id]) {
 			cfg.Retrieving = append(cfg.Retrieving, id)
@@ -151,7 +155,7 @@ func (e *engine) watchModels(ctx context.Context, path string, every time.Durati
 			e.log.Error("models.yaml changed but has errors; the models in use stay", "path", path, "err", errors.Join(errs...))
 			continue
 		}
-		cfg := fanoutConfigOf(set)
+		cfg := fanoutConfigOf(e.cfg.Stages.Fanout.Config, set)
 		if e.fanout != nil {
 			if err := e.fanout.SetModels(cfg); err != nil {
 				e.log.Error("models.yaml changed but cannot be used; the models in use stay", "path", path, "err", err)

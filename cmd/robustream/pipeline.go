@@ -141,7 +141,7 @@ func registry() []stageSpec {
 	specs = append(specs, variantProducers...)
 	specs = append(specs, []stageSpec{
 		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
-			st, err := fanout.NewStage(fanoutConfigOf(e.models))
+			st, err := fanout.NewStage(fanoutConfigOf(e.cfg.Stages.Fanout.Config, e.models))
 			e.fanout = st
 			return st, err
 		}),

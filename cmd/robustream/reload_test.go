@@ -29,7 +29,7 @@ func TestModelsReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fo, err := fanout.NewStage(fanoutConfigOf(set))
+	fo, err := fanout.NewStage(fanoutConfigOf(fanout.Config{}, set))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestModelsReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{log: slog.New(slog.DiscardHandler), models: set, fanout: fo, infer: inf}
+	e := &engine{cfg: &Config{}, log: slog.New(slog.DiscardHandler), models: set, fanout: fo, infer: inf}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.watchModels(ctx, path, 10*time.Millisecond)

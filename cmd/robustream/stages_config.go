@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/robustream/robustream/processors/chunk"
+	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/streams"
@@ -28,7 +29,7 @@ type StagesConfig struct {
 	Triplets  streams.StageOptions `yaml:"triplets"`
 	Questions streams.StageOptions `yaml:"questions"`
 	Perturb   PerturbStageConfig   `yaml:"perturb"`
-	Fanout    streams.StageOptions `yaml:"fanout"`
+	Fanout    FanoutStageConfig    `yaml:"fanout"`
 	Infer     InferStageConfig     `yaml:"infer"`
 	Pair      streams.StageOptions `yaml:"pair"`
 	// Sinks configures every ClickHouse sink.
@@ -47,6 +48,12 @@ type PerturbStageConfig struct {
 	perturb.Config       `yaml:",inline"`
 }
 
+// FanoutStageConfig is stages.fanout.
+type FanoutStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	fanout.Config        `yaml:",inline"`
+}
+
 // InferStageConfig is stages.infer.
 type InferStageConfig struct {
 	streams.StageOptions `yaml:",inline"`
@@ -62,6 +69,8 @@ func (c *StagesConfig) options(name string) (streams.StageOptions, string) {
 		return c.Perturb.StageOptions, "stages.perturb"
 	case name == reader.StageName:
 		return c.Infer.StageOptions, "stages.infer"
+	case name == fanout.StageName:
+		return c.Fanout.StageOptions, "stages.fanout"
 	case strings.HasPrefix(name, "sink."):
 		return c.Sinks, "stages.sinks"
 	}

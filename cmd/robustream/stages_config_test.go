@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/robustream/robustream/processors/fanout"
+	"github.com/robustream/robustream/schemas"
 )
 
 // TestStagesConfigDryRun: per-stage options are checked with their paths,
@@ -69,4 +72,33 @@ func TestStagesChunkMaxTokens(t *testing.T) {
 	if max2 > 120 || n2 <= n1 || max1 <= 120 {
 		t.Errorf("max_tokens 120 gave %d chunks of at most %d tokens; the default %d of at most %d", n2, max2, n1, max1)
 	}
+}
+
+// TestFanoutPromptStyle: stages.fanout.prompt picks the prompt family
+// (SURE's asks for at most five words or NO-RES); an unknown style is a
+// --dry-run error with its path.
+func TestFanoutPromptStyle(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "robustream.yaml")
+	if err := os.WriteFile(p, []byte("stages:\n  fanout:\n    prompt: sure\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dryRun(t, []string{"--config", p})
+	set, _ := loadModels("")
+	cfg := defaultConfig()
+	cfg.Stages.Fanout.Prompt = fanout.StyleSURE
+	st, err := fanout.NewStage(fanoutConfigOf(cfg.Stages.Fanout.Config, set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &schemas.Variant{QuestionRef: schemas.QuestionRef{QuestionID: "q"}, VariantID: "v", Axis: schemas.AxisOriginal, Kind: "original",
+		Query: "Who?", Contexts: []string{"Maria Lopez."}, ExpectedAnswer: "Maria Lopez", SetSize: 1}
+	for _, r := range st.Requests(v) {
+		if !strings.Contains(r.Prompt, "NO-RES") || !strings.Contains(r.Prompt, "at most five words") {
+			t.Errorf("%s prompt is not SURE's:\n%s", r.Axis, r.Prompt)
+		}
+	}
+	if err := os.WriteFile(p, []byte("stages:\n  fanout:\n    prompt: sura\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dryRun(t, []string{"--config", p}, "stages.fanout.prompt: unknown style \"sura\"")
 }

@@ -17,15 +17,44 @@ const (
 		"If you do not know the answer, reply exactly: no such info\n"
 )
 
-// Prompt renders the retrieval-augmented prompt: instructions, the contexts
-// numbered from 1, then the question. With no contexts it renders the
-// closed-book prompt instead, which does not mention contexts at all.
-func Prompt(query string, contexts []string) string {
+// SURE asks for an extractive answer of at most five tokens and names its
+// refusal NO-RES (SURE §3.5), so that SURE's Y(·) compares like with like.
+const (
+	sureInstructions = "Answer the question using only the numbered contexts below.\n" +
+		"Copy the answer from the contexts: at most five words, nothing else.\n" +
+		"If the contexts do not contain the answer, reply exactly: NO-RES\n"
+	sureClosedBookInstructions = "Answer the question from your own knowledge.\n" +
+		"Reply with the answer only: at most five words, nothing else.\n" +
+		"If you do not know the answer, reply exactly: NO-RES\n"
+)
+
+// Prompt styles (Config.Prompt).
+const (
+	// StyleRARE asks for the shortest span or "no such info" (the default).
+	StyleRARE = "rare"
+	// StyleSURE asks for an extractive span of at most five tokens or
+	// NO-RES.
+	StyleSURE = "sure"
+)
+
+// Prompt renders the retrieval-augmented prompt in RARE's style:
+// instructions, the contexts numbered from 1, then the question. With no
+// contexts it renders the closed-book prompt instead, which does not
+// mention contexts at all.
+func Prompt(query string, contexts []string) string { return PromptIn(StyleRARE, query, contexts) }
+
+// PromptIn renders the prompt in the given style (StyleRARE or StyleSURE;
+// anything else is RARE's).
+func PromptIn(style, query string, contexts []string) string {
+	rag, closed := ragInstructions, closedBookInstructions
+	if style == StyleSURE {
+		rag, closed = sureInstructions, sureClosedBookInstructions
+	}
 	var b strings.Builder
 	if len(contexts) == 0 {
-		b.WriteString(closedBookInstructions)
+		b.WriteString(closed)
 	} else {
-		b.WriteString(ragInstructions)
+		b.WriteString(rag)
 		for i, c := range contexts {
 			fmt.Fprintf(&b, "\nContext [%d]:\n%s\n", i+1, strings.TrimSpace(c))
 		}

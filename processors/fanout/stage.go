@@ -25,16 +25,19 @@ const DefaultDecoding = "temperature=0"
 // Config configures the fan-out stage.
 type Config struct {
 	// Models are the ids of the models under test. Required, no duplicates.
-	Models []string
+	Models []string `yaml:"-"`
 	// Decoding maps a model id to its canonical decoding parameters (e.g.
 	// "max_tokens=64,temperature=0"), part of the request id so that changing
 	// them makes new requests. Missing: DefaultDecoding.
-	Decoding map[string]string
+	Decoding map[string]string `yaml:"-"`
+	// Prompt is the prompt style: StyleRARE (default) or StyleSURE. It is
+	// part of every prompt, hence of every request id.
+	Prompt string `yaml:"prompt" help:"prompt style: rare (the shortest span, or \"no such info\"; default) or sure (an extractive span of at most five words, or NO-RES)"`
 	// Retrieving are the models that retrieve their own contexts (RAG
 	// services): they are asked the question alone, so they get the
 	// original and the query-axis variants only, and no closed-book
 	// request (they cannot answer without their retrieval).
-	Retrieving []string
+	Retrieving []string `yaml:"-"`
 }
 
 // Stage is the "fanout" stage: rs.variants → rs.eval.requests, keyed by
@@ -45,6 +48,7 @@ type Stage struct {
 
 // lineup is the models a stage fans out to.
 type lineup struct {
+	style      string
 	models     []string
 	decoding   map[string]string
 	retrieving map[string]bool
@@ -82,7 +86,12 @@ func (s *Stage) SetModels(cfg Config) error {
 			errs = append(errs, fmt.Errorf("fanout: decoding.%s: not a configured model", m))
 		}
 	}
-	l := &lineup{models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{}}
+	switch cfg.Prompt {
+	case "", StyleRARE, StyleSURE:
+	default:
+		errs = append(errs, fmt.Errorf("fanout: prompt: unknown style %q (rare or sure)", cfg.Prompt))
+	}
+	l := &lineup{style: cfg.Prompt, models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{}}
 	for _, m := range cfg.Retrieving {
 		if !seen[m] {
 			errs = append(errs, fmt.Errorf("fanout: retrieving: %s is not a configured model", m))
@@ -213,7 +222,7 @@ func (l *lineup) retrievalRequest(model string, v *schemas.Variant) *schemas.Eva
 }
 
 func (l *lineup) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
-	prompt := Prompt(v.Query, contexts)
+	prompt := PromptIn(l.style, v.Query, contexts)
 	id := RequestID(model, prompt, l.decoding[model])
 	if v.NotMadeReason != "" {
 		// Nothing to ask: the request only carries the marker to the infer

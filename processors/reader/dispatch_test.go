@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -349,5 +350,52 @@ func TestEmbeddingJudge(t *testing.T) {
 	f("a rainy Tuesday", false, DefaultMethod)
 	if _, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", "x"}}, EmbeddingThreshold: 1.5}); err == nil {
 		t.Error("a threshold above 1 was accepted")
+	}
+}
+
+// fakeGenerator replies by a rule on the prompt.
+type fakeGenerator func(prompt string) string
+
+func (f fakeGenerator) Generate(_ context.Context, prompt string, _ provider.GenerateOptions) (string, error) {
+	return f(prompt), nil
+}
+
+// TestLLMJudge: with llm_judge on, an answer no other judge accepted is
+// correct when the generator says yes, and stays wrong on no or on a reply
+// that is neither; llm_judge without a generator is a configuration error.
+func TestLLMJudge(t *testing.T) {
+	gen := fakeGenerator(func(prompt string) string {
+		switch {
+		case strings.Contains(prompt, "Candidate answer: four point two billion dollars"):
+			return " Yes."
+		case strings.Contains(prompt, "Candidate answer: maybe"):
+			return "I am not sure"
+		}
+		return "no"
+	})
+	f := func(answer string, correct bool, method string) {
+		t.Helper()
+		st, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", answer}}, Generator: gen, LLMJudge: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("m", "r-"+answer, "v")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res schemas.EvalResult
+		if err := schemas.Decode(recs[0].Value, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Correct != correct || res.JudgeMethod != method {
+			t.Errorf("%q: correct %v method %q; want %v %q", answer, res.Correct, res.JudgeMethod, correct, method)
+		}
+	}
+	f("four point two billion dollars", true, MethodLLM)
+	f("three billion", false, DefaultMethod)
+	f("maybe", false, DefaultMethod)
+	f("$4.2 billion", true, DefaultMethod) // the lexical judge decides first
+	if _, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", "x"}}, LLMJudge: true}); err == nil || !strings.Contains(err.Error(), "llm_judge") {
+		t.Errorf("llm_judge without a generator: err %v", err)
 	}
 }

@@ -38,6 +38,12 @@ type Config struct {
 	// EmbeddingThreshold is the cosine similarity the embedding judge
 	// needs. Zero: DefaultEmbeddingThreshold.
 	EmbeddingThreshold float64 `yaml:"embedding_threshold" help:"cosine similarity at which the embedding judge accepts an answer (default 0.9; used when models.yaml has an embedder)"`
+	// Generator is the LLM of models.yaml's generator:, used by the LLM
+	// judge when LLMJudge is on.
+	Generator provider.Generator `yaml:"-"`
+	// LLMJudge asks the generator about the answers that neither the
+	// lexical nor the embedding judge accepted (MethodLLM).
+	LLMJudge bool `yaml:"llm_judge" help:"ask the generator LLM (models.yaml generator:) about answers the lexical and embedding judges did not accept"`
 	// NoPrefixAffinity turns off sending requests that share their
 	// contexts one after another (for comparison in benchmarks).
 	NoPrefixAffinity bool `yaml:"no_prefix_affinity" help:"do not group requests that share contexts (they are grouped by default, for servers' prefix caches)"`
@@ -60,6 +66,7 @@ type Stage struct {
 	cache      *Cache
 	embedder   provider.Embedder
 	threshold  float64
+	llm        provider.Generator // nil: no LLM judge
 	flight     singleflight.Group
 	cacheTopic string
 }
@@ -79,6 +86,9 @@ func NewStage(cfg Config) (*Stage, error) {
 		if l, ok := provider.LimitsOf(m); ok {
 			errs = append(errs, checkLimits("infer: models."+id, l)...)
 		}
+	}
+	if cfg.LLMJudge && cfg.Generator == nil {
+		errs = append(errs, errors.New("infer: llm_judge: needs a generator (generator: in models.yaml)"))
 	}
 	if cfg.EmbeddingThreshold < 0 || cfg.EmbeddingThreshold > 1 {
 		errs = append(errs, fmt.Errorf("infer: embedding_threshold: %g is not in [0, 1]", cfg.EmbeddingThreshold))
@@ -101,6 +111,9 @@ func NewStage(cfg Config) (*Stage, error) {
 	s := &Stage{method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache, affinity: !cfg.NoPrefixAffinity,
 		embedder: cfg.Embedder, threshold: cfg.EmbeddingThreshold,
 		cacheTopic: streams.ChangelogTopic(StageName)}
+	if cfg.LLMJudge {
+		s.llm = cfg.Generator
+	}
 	s.SetModels(cfg.Models)
 	return s, nil
 }
@@ -200,6 +213,15 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		res.Similarity = sim
 		if ok {
 			res.Correct, res.JudgeMethod = true, MethodEmbedding
+		}
+	}
+	if s.llm != nil && !res.Correct && !res.Refused && a.Text != "" {
+		ok, err := llmJudge(ctx, s.llm, req.Query, a.Text, req.Accepted)
+		if err != nil {
+			return nil, err // retried; the answer itself is cached
+		}
+		if ok {
+			res.Correct, res.JudgeMethod = true, MethodLLM
 		}
 	}
 	res.LatencyMS = a.LatencyMS
