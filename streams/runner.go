@@ -225,18 +225,11 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 		}
 		defer st.State.drop(partition)
 	}
-	rd := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: partition,
-		// Bounded buffers: one fetch of at most MaxFetchBytes and a queue
-		// of at most 500 messages per partition reader, whatever the batch
-		// size (a process runs one reader per stage and partition).
-		MinBytes: 1, MaxBytes: MaxFetchBytes, MaxWait: 250 * time.Millisecond,
-		QueueCapacity: min(st.BatchSize, 500),
-	})
-	defer rd.Close()
-	if err := rd.SetOffset(offset); err != nil {
+	rd, err := r.partitionReader(topic, partition, offset, st.BatchSize)
+	if err != nil {
 		return offset, err
 	}
+	defer rd.Close()
 	batch := make([]Message, 0, st.BatchSize)
 	for {
 		batch = batch[:0]
@@ -271,6 +264,23 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 		r.metrics.add(mIn, st.Name, len(batch))
 		r.metrics.observe(st.Name, time.Since(start).Seconds())
 	}
+}
+
+// partitionReader reads one partition from offset. Its buffers are
+// bounded: one fetch of at most MaxFetchBytes and a queue of at most 500
+// messages (fewer when the stage takes fewer at a time), whatever the
+// batch size: a process runs one reader per stage and partition.
+func (r *Runner) partitionReader(topic string, partition int, offset int64, queue int) (*kafka.Reader, error) {
+	rd := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: partition,
+		MinBytes: 1, MaxBytes: MaxFetchBytes, MaxWait: 250 * time.Millisecond,
+		QueueCapacity: min(queue, 500),
+	})
+	if err := rd.SetOffset(offset); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return rd, nil
 }
 
 // handle makes a batch's effects durable before the caller commits: records

@@ -21,15 +21,11 @@ import (
 // One slow request of a model with a long tail of latencies therefore idles
 // one slot, not the whole batch.
 func (r *Runner) consumeWindow(ctx, gctx context.Context, gen *kafka.Generation, st *Stage, topic string, partition int, offset int64) (int64, error) {
-	rd := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: r.k.Brokers(), Dialer: r.k.dialer, Topic: topic, Partition: partition,
-		MinBytes: 1, MaxBytes: MaxFetchBytes, MaxWait: 250 * time.Millisecond,
-		QueueCapacity: min(st.InFlight, 500),
-	})
-	defer rd.Close()
-	if err := rd.SetOffset(offset); err != nil {
+	rd, err := r.partitionReader(topic, partition, offset, st.InFlight)
+	if err != nil {
 		return offset, err
 	}
+	defer rd.Close()
 
 	// The work of the messages runs under a context that outlives the
 	// generation and shutdown by ShutdownGrace, like a batch in flight.

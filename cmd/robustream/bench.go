@@ -51,24 +51,11 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	tmp, err := os.MkdirTemp("", "robustream-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cfg.DataDir = tmp
-	cfg.Log.Level = "warn"
-	log := newLogger(cfg.Log)
-	e, err := startEngine(ctx, cfg, log, false)
+	e, inputs, err := benchSetup(ctx, cfg, *periods)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-
-	inputs, err := benchInputs(ctx, e, *periods)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "robustream bench: %d demo periods, embedded broker, %d partitions\n", *periods, e.kafka.Partitions())
 	fmt.Fprintf(stdout, "each stage's input is repeated up to %d events (caches see the repeats; --min-events 1 --periods 40 measures unrepeated input)\n\n", *minEvents)
 	fmt.Fprintf(stdout, "%-10s %9s %14s %14s %7s\n", "stage", "events", "stage ev/s", "raw kafka ev/s", "ratio")
@@ -104,6 +91,30 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\npeak RSS of this process: %s\n", peakRSS())
 	return nil
+}
+
+// benchSetup starts an engine on a data dir of its own, removed when the
+// engine closes, logging warnings only, and derives every topic's input
+// from periods of the demo feed (benchInputs).
+func benchSetup(ctx context.Context, cfg *Config, periods int) (*engine, map[string][]streams.Message, error) {
+	tmp, err := os.MkdirTemp("", "robustream-bench-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.DataDir = tmp
+	cfg.Log.Level = "warn"
+	e, err := startEngine(ctx, cfg, newLogger(cfg.Log), false)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, nil, err
+	}
+	e.cleanup = append(e.cleanup, func() { os.RemoveAll(tmp) })
+	inputs, err := benchInputs(ctx, e, periods)
+	if err != nil {
+		e.close()
+		return nil, nil, err
+	}
+	return e, inputs, nil
 }
 
 // benchInputs runs the processors in-process over the demo feed to obtain

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"syscall"
 	"time"
@@ -37,22 +36,11 @@ func cmdBenchInference(ctx context.Context, args []string, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "robustream-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cfg.DataDir = tmp
-	cfg.Log.Level = "warn"
-	e, err := startEngine(ctx, cfg, newLogger(cfg.Log), false)
+	e, inputs, err := benchSetup(ctx, cfg, *periods)
 	if err != nil {
 		return err
 	}
 	defer e.close()
-	inputs, err := benchInputs(ctx, e, *periods)
-	if err != nil {
-		return err
-	}
 	reqs, distinct, err := simRequests(inputs[streams.TopicVariants], *n)
 	if err != nil {
 		return err

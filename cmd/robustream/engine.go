@@ -48,6 +48,8 @@ type engine struct {
 	fanout         *fanout.Stage
 	infer          *reader.Stage
 	windowsExposed bool
+	// cleanup runs last in close (a benchmark's temporary data dir).
+	cleanup        []func()
 	skippedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.
 	unscorableExposed bool
@@ -221,6 +223,9 @@ func (e *engine) close() {
 		e.broker.Close()
 	}
 	unlockDataDir()
+	for _, f := range e.cleanup {
+		f()
+	}
 }
 
 // stages builds the named stages (all when empty).

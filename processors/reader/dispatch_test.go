@@ -330,18 +330,7 @@ func TestEmbeddingJudge(t *testing.T) {
 	}
 	f := func(answer string, correct bool, method string) {
 		t.Helper()
-		st, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", answer}}, Embedder: emb})
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("m", "r-"+answer, "v")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res schemas.EvalResult
-		if err := schemas.Decode(recs[0].Value, &res); err != nil {
-			t.Fatal(err)
-		}
+		res := judgeOne(t, Config{Embedder: emb}, answer)
 		if res.Correct != correct || res.JudgeMethod != method || res.Similarity == 0 && method == MethodEmbedding {
 			t.Errorf("%q: correct %v method %q similarity %.3f; want %v %q", answer, res.Correct, res.JudgeMethod, res.Similarity, correct, method)
 		}
@@ -375,18 +364,7 @@ func TestLLMJudge(t *testing.T) {
 	})
 	f := func(answer string, correct bool, method string) {
 		t.Helper()
-		st, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", answer}}, Generator: gen, LLMJudge: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("m", "r-"+answer, "v")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res schemas.EvalResult
-		if err := schemas.Decode(recs[0].Value, &res); err != nil {
-			t.Fatal(err)
-		}
+		res := judgeOne(t, Config{Generator: gen, LLMJudge: true}, answer)
 		if res.Correct != correct || res.JudgeMethod != method {
 			t.Errorf("%q: correct %v method %q; want %v %q", answer, res.Correct, res.JudgeMethod, correct, method)
 		}
@@ -398,4 +376,24 @@ func TestLLMJudge(t *testing.T) {
 	if _, err := NewStage(Config{Models: map[string]provider.Model{"m": answerModel{"m", "x"}}, LLMJudge: true}); err == nil || !strings.Contains(err.Error(), "llm_judge") {
 		t.Errorf("llm_judge without a generator: err %v", err)
 	}
+}
+
+// judgeOne runs a stage configured by cfg, whose one model "m" answers
+// answer, on the Acme request and returns the result.
+func judgeOne(t *testing.T, cfg Config, answer string) schemas.EvalResult {
+	t.Helper()
+	cfg.Models = map[string]provider.Model{"m": answerModel{"m", answer}}
+	st, err := NewStage(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("m", "r-"+answer, "v")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res schemas.EvalResult
+	if err := schemas.Decode(recs[0].Value, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

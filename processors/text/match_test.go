@@ -189,10 +189,7 @@ func TestNormalizeTypography(t *testing.T) {
 // "4.2%": the judge cannot tell a shortened answer from a wrong one. Shorter
 // forms that are right belong in the accepted answers (aliases).
 func TestMatchDirection(t *testing.T) {
-	for _, c := range []struct {
-		answer, accepted      string
-		exact, covered, token bool
-	}{
+	for _, c := range []matchCase{
 		{"adjusted", "been adjusted", false, false, false},
 		{"been adjusted", "been adjusted", true, true, true},
 		{"has been adjusted", "been adjusted", false, true, true},
@@ -201,16 +198,7 @@ func TestMatchDirection(t *testing.T) {
 		{"Maria", "Maria Lopez", false, false, false},
 		{"CFO Maria Lopez", "Maria Lopez", false, true, true},
 	} {
-		accepted := []string{c.accepted}
-		if got := Exact(c.answer, accepted); got != c.exact {
-			t.Errorf("Exact(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.exact)
-		}
-		if got := Covered(c.answer, accepted); got != c.covered {
-			t.Errorf("Covered(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.covered)
-		}
-		if got := TokenSeq(c.answer, accepted); got != c.token {
-			t.Errorf("TokenSeq(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.token)
-		}
+		c.check(t)
 	}
 }
 
@@ -218,10 +206,7 @@ func TestMatchDirection(t *testing.T) {
 // never correct, the same figure written another way is, and a figure
 // inside a sentence is found as any answer is.
 func TestMatchNumbers(t *testing.T) {
-	for _, c := range []struct {
-		answer, accepted      string
-		exact, covered, token bool
-	}{
+	for _, c := range []matchCase{
 		{"4.2%", "42%", false, false, false},
 		{"42%", "4.2%", false, false, false},
 		{"4.2 percent", "4.2%", true, true, true},
@@ -254,16 +239,7 @@ func TestMatchNumbers(t *testing.T) {
 		{"v1.2.3 shipped", "v1.2.3", false, true, true},
 		{"Revenue rose 4.2% to $1,400 million.", "$1,400 million", false, true, true},
 	} {
-		accepted := []string{c.accepted}
-		if got := Exact(c.answer, accepted); got != c.exact {
-			t.Errorf("Exact(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.exact)
-		}
-		if got := Covered(c.answer, accepted); got != c.covered {
-			t.Errorf("Covered(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.covered)
-		}
-		if got := TokenSeq(c.answer, accepted); got != c.token {
-			t.Errorf("TokenSeq(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.token)
-		}
+		c.check(t)
 	}
 }
 
@@ -293,4 +269,25 @@ func ExampleTokenSeq() {
 	// true
 	// false
 	// false
+}
+
+// matchCase is an answer, an accepted answer and the verdict of each
+// matcher.
+type matchCase struct {
+	answer, accepted      string
+	exact, covered, token bool
+}
+
+func (c matchCase) check(t *testing.T) {
+	t.Helper()
+	accepted := []string{c.accepted}
+	if got := Exact(c.answer, accepted); got != c.exact {
+		t.Errorf("Exact(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.exact)
+	}
+	if got := Covered(c.answer, accepted); got != c.covered {
+		t.Errorf("Covered(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.covered)
+	}
+	if got := TokenSeq(c.answer, accepted); got != c.token {
+		t.Errorf("TokenSeq(%q, %q) = %v, want %v", c.answer, c.accepted, got, c.token)
+	}
 }
