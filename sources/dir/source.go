@@ -356,6 +356,7 @@ func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, 
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	sum := sha256.Sum256([]byte(text))
+	published, from := publishedAt(mime, raw, text, info.ModTime())
 	d := &schemas.DocumentVersion{
 		DocID:       schemas.ID(SourceName, path),
 		Version:     1, // the engine assigns versions (docs/architecture.md, Stages)
@@ -363,12 +364,12 @@ func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, 
 		URI:         (&url.URL{Scheme: "file", Path: path}).String(),
 		Title:       title,
 		Domain:      s.cfg.Domain,
-		PublishedAt: info.ModTime().UTC(),
+		PublishedAt: published,
 		FetchedAt:   time.Now().UTC(),
 		ContentHash: hex.EncodeToString(sum[:]),
 		MIME:        mime,
 		Text:        text,
-		Metadata:    map[string]string{"path": path},
+		Metadata:    map[string]string{"path": path, MetaPublishedFrom: from},
 	}
 	schemas.Stamp(d, schemas.ID(d.DocID, d.ContentHash))
 	return d, len(raw), nil
@@ -391,8 +392,12 @@ func extract(mime string, raw []byte) (title, text string, err error) {
 			return "", "", fmt.Errorf("cannot parse HTML: %w", err)
 		}
 	case "text/markdown":
-		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
-		title = markdownTitle(text)
+		// Front matter is metadata (publishedAt reads its date), not text.
+		fields, body := frontMatter(string(raw))
+		text = strings.ReplaceAll(body, "\r\n", "\n")
+		if title = fields["title"]; title == "" {
+			title = markdownTitle(text)
+		}
 	default:
 		text = strings.ReplaceAll(string(raw), "\r\n", "\n")
 	}
