@@ -64,8 +64,9 @@ func TestDashboardShowsBaselineScores(t *testing.T) {
 	}
 	if status, body, err := httpGet(base + "/metrics"); err != nil || status != http.StatusOK ||
 		!strings.Contains(body, "robustream_stage_messages_in_total") ||
-		!strings.Contains(body, `robustream_perturbations_skipped_total{kind="wordnet"}`) {
-		t.Errorf("GET /metrics: status %d, err %v; stage or perturbation-coverage series missing:\n%.2000s", status, err, body)
+		!strings.Contains(body, `robustream_perturbations_skipped_total{kind="wordnet"}`) ||
+		!strings.Contains(body, `robustream_questions_rejected_total{reason="subject_named"}`) {
+		t.Errorf("GET /metrics: status %d, err %v; stage, perturbation-coverage or question-rejection series missing:\n%.2000s", status, err, body)
 	}
 
 	// `sql` on the data dir the engine holds (chDB locks it) goes through

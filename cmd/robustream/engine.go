@@ -17,6 +17,7 @@ import (
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/processors/perturb"
+	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
@@ -51,6 +52,8 @@ type engine struct {
 	// cleanup runs last in close (a benchmark's temporary data dir).
 	cleanup        []func()
 	skippedExposed bool
+	// rejectedExposed guards the question stage's rejection counters.
+	rejectedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.
 	unscorableExposed bool
 }
@@ -88,6 +91,23 @@ func (e *engine) exposeUnscorable(st *pair.Stage) {
 			Help:        "Completed (model, question) sets a metric family emitted no outcome for, by reason.",
 			ConstLabels: prometheus.Labels{"family": key.Family, "reason": key.Reason},
 		}, func() float64 { return float64(st.Unscorable()[key]) }))
+	}
+}
+
+// exposeRejected publishes, per reason, how many triplets gave no question
+// (no template fits, or a rule check failed), so that a corpus that yields
+// few questions says why.
+func (e *engine) exposeRejected(st *question.Stage) {
+	if e.rejectedExposed {
+		return
+	}
+	e.rejectedExposed = true
+	for _, reason := range question.Reasons {
+		e.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "robustream_questions_rejected_total",
+			Help:        "Triplets that gave no question, by reason: no template fits, or the rule check it failed.",
+			ConstLabels: prometheus.Labels{"reason": reason},
+		}, func() float64 { return float64(st.Rejected()[reason]) }))
 	}
 }
 

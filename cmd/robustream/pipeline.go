@@ -123,8 +123,12 @@ func registry() []stageSpec {
 		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
 			return triplet.NewStage(triplet.Config{})
 		}),
-		processorStage(question.StageName, streams.TopicTriplets, streams.TopicQuestions, func(*engine) (streams.Processor, error) {
-			return question.NewStage(question.Config{})
+		processorStage(question.StageName, streams.TopicTriplets, streams.TopicQuestions, func(e *engine) (streams.Processor, error) {
+			st, err := question.NewStage(question.Config{})
+			if err == nil {
+				e.exposeRejected(st)
+			}
+			return st, err
 		}),
 		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config

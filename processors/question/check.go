@@ -92,10 +92,11 @@ const (
 	CheckAnswerNotInQuestion = "answer_not_in_question"
 )
 
-// Checks runs the rule checks of a single-hop question against its
-// ground-truth chunks and returns each score (1 pass, 0 fail) and whether all
-// passed. The answer must occur in every ground-truth chunk it cites.
-func Checks(question, answer string, chunks []string) (map[string]float64, bool) {
+// Checks runs the rule checks of a single-hop question about head against
+// its ground-truth chunks and returns each score (1 pass, 0 fail) and
+// whether all passed. The answer must occur in every ground-truth chunk it
+// cites.
+func Checks(question, head, answer string, chunks []string) (map[string]float64, bool) {
 	score := func(ok bool) float64 {
 		if ok {
 			return 1
@@ -111,6 +112,8 @@ func Checks(question, answer string, chunks []string) (map[string]float64, bool)
 		CheckAnswerInChunk:       score(inChunks),
 		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
+		CheckSubjectNamed:        score(SubjectNamed(head)),
+		CheckAnswerWhole:         score(AnswerWhole(answer)),
 	}
 	for _, v := range s {
 		if v == 0 {

@@ -66,8 +66,8 @@ func TestDifficulty(t *testing.T) {
 func TestChecks(t *testing.T) {
 	f := func(q, a string, chunks []string, pass bool, failed string) {
 		t.Helper()
-		scores, ok := Checks(q, a, chunks)
-		if ok != pass || len(scores) != 4 {
+		scores, ok := Checks(q, "Acme Corp", a, chunks)
+		if ok != pass || len(scores) != 6 {
 			t.Errorf("Checks(%q, %q) = %v, %v; want pass=%v", q, a, scores, ok, pass)
 		}
 		if failed != "" && scores[failed] != 0 {
@@ -81,6 +81,51 @@ func TestChecks(t *testing.T) {
 	f("12 new stores", "12 new stores", chunk, false, CheckQuestionDiffers)
 	f("Did Acme Corp open 12 new stores?", "12 new stores", chunk, false, CheckAnswerNotInQuestion)
 	f("How many new stores did Acme Corp open?", "12 new stores", nil, false, CheckAnswerInChunk)
+	f("Where did Acme Corp open 12 new stores?", "in Q3 2025", chunk, false, CheckAnswerWhole)
+}
+
+// TestWellFormed: questions a person would not ask are rejected: about an
+// instruction or a pronoun rather than a named subject, or with a clause
+// fragment for an answer (found in release notes and changelogs).
+func TestWellFormed(t *testing.T) {
+	subject := func(head string, want bool) {
+		t.Helper()
+		if got := SubjectNamed(head); got != want {
+			t.Errorf("SubjectNamed(%q) = %v, want %v", head, got, want)
+		}
+	}
+	subject("Acme Corp", true)
+	subject("git symbolic-ref HEAD", true)
+	subject("Northwind Bank", true)
+	subject("PostgreSQL 16", true)
+	subject("Make Corp", true) // a name that starts like a verb
+	subject("Make sure", false)
+	subject("Fix performance issue", false)
+	subject("To fix this", false)
+	subject("Avoid unnecessary build", false)
+	subject("Decode key as 32-bit sign", false)
+	subject("Move a global variable", false)
+	subject("It", false)
+	subject("this", false)
+	subject("", false)
+
+	answer := func(a string, want bool) {
+		t.Helper()
+		if got := AnswerWhole(a); got != want {
+			t.Errorf("AnswerWhole(%q) = %v, want %v", a, got, want)
+		}
+	}
+	answer("12 new stores", true)
+	answer("$4.2 billion", true)
+	answer("April 28, 2026", true)
+	answer("Maria Lopez", true)
+	answer("in CI", false)
+	answer("or attached", false)
+	answer("in GIN index search startup", false)
+	answer("dependency file is stably sorted to", false)
+	answer("been adjusted", false)
+	answer("is sorted", false)
+	answer("", false)
 }
 
 func ExampleDifficulty() {

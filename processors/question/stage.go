@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -20,13 +22,40 @@ const GeneratorTemplate = "template"
 type Config struct{}
 
 // Stage is the "questions" processor: one Triplet from rs.triplets in, at most
-// one single-hop Question to rs.questions out, keyed by question_id.
-type Stage struct{}
+// one single-hop Question to rs.questions out, keyed by question_id. It
+// counts the triplets it turns down, by reason (Rejected).
+type Stage struct {
+	rejected map[string]*atomic.Int64
+}
 
 var _ streams.Processor = (*Stage)(nil)
 
+// RejectNoTemplate is the reason of a triplet no question template fits.
+const RejectNoTemplate = "no_template"
+
+// Reasons lists every reason a triplet can be turned down for: no template,
+// or the name of the first rule check its question failed.
+var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
+	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole}
+
 // NewStage returns the template question stage.
-func NewStage(Config) (*Stage, error) { return &Stage{}, nil }
+func NewStage(Config) (*Stage, error) {
+	s := &Stage{rejected: map[string]*atomic.Int64{}}
+	for _, r := range Reasons {
+		s.rejected[r] = new(atomic.Int64)
+	}
+	return s, nil
+}
+
+// Rejected returns, per reason, how many triplets yielded no question since
+// the stage started (replays count again).
+func (s *Stage) Rejected() map[string]int64 {
+	out := make(map[string]int64, len(s.rejected))
+	for r, c := range s.rejected {
+		out[r] = c.Load()
+	}
+	return out
+}
 
 // Name implements streams.Processor.
 func (s *Stage) Name() string { return StageName }
@@ -43,8 +72,11 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if t.TripletID == "" || t.ChunkID == "" {
 		return nil, streams.Permanent(errors.New("triplet has no triplet_id or chunk_id"))
 	}
-	q, ok := Build(&t)
-	if !ok {
+	q, reason := Build(&t)
+	if q == nil {
+		if c := s.rejected[reason]; c != nil {
+			c.Add(1)
+		}
 		return nil, nil
 	}
 	b, err := schemas.Encode(q)
@@ -54,23 +86,31 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	return []streams.Record{{Topic: streams.TopicQuestions, Key: []byte(q.QuestionID), Value: b}}, nil
 }
 
-// Build turns a triplet into its single-hop question, stamped and scored, or
-// reports false when no template fits or a rule check fails.
-func Build(t *schemas.Triplet) (*schemas.Question, bool) {
+// Build turns a triplet into its single-hop question, stamped and scored,
+// or returns nil and why: RejectNoTemplate, or the first rule check (in
+// Reasons order) the question failed. The answer is the triplet's tail with
+// its white space collapsed: a line wrapped in the source is one line in a
+// question's answer.
+func Build(t *schemas.Triplet) (*schemas.Question, string) {
 	text, ok := Single(t.Head, t.Relation, t.Tail, t.SourceSentence, t.PublishedAt)
 	if !ok {
-		return nil, false
+		return nil, RejectNoTemplate
 	}
+	answer := strings.Join(strings.Fields(t.Tail), " ")
 	chunks := []string{t.ChunkText}
-	scores, ok := Checks(text, t.Tail, chunks)
+	scores, ok := Checks(text, t.Head, answer, chunks)
 	if !ok {
-		return nil, false
+		for _, r := range Reasons[1:] {
+			if scores[r] == 0 {
+				return nil, r
+			}
+		}
 	}
-	id := schemas.ID(text, t.Tail, t.ChunkID)
+	id := schemas.ID(text, answer, t.ChunkID)
 	q := &schemas.Question{
 		QuestionID:  id,
 		Question:    text,
-		Answer:      t.Tail,
+		Answer:      answer,
 		Pattern:     schemas.PatternSingle,
 		Hops:        1,
 		TripletIDs:  []string{t.TripletID},
@@ -85,5 +125,5 @@ func Build(t *schemas.Triplet) (*schemas.Question, bool) {
 		PublishedAt: t.PublishedAt,
 	}
 	schemas.Stamp(q, id, t.TripletID)
-	return q, true
+	return q, ""
 }

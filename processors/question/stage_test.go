@@ -62,7 +62,7 @@ func TestStage(t *testing.T) {
 		t.Errorf("ground truth %v %v", q.GTChunkIDs, q.GTChunks)
 	case q.DocID != "d1" || q.Domain != "finance" || !q.PublishedAt.Equal(pub):
 		t.Errorf("metadata %+v", q)
-	case q.QAScores[question.CheckAnswerInChunk] != 1 || len(q.QAScores) != 4:
+	case q.QAScores[question.CheckAnswerInChunk] != 1 || len(q.QAScores) != len(question.Reasons)-1:
 		t.Errorf("scores %v", q.QAScores)
 	case q.DR <= 0 || q.DR >= 1:
 		t.Errorf("d_r %v", q.DR)
