@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -101,10 +103,26 @@ func newQueryWords(query string, answers *text.Answers, accepted []string) *quer
 	q := &queryWords{text: query, words: splitWords(query), answers: answers}
 	q.skip = make([]bool, len(q.words))
 	answer := answerWords(accepted)
+	anchor := len(query)
+	if loc := timeAnchor.FindStringIndex(query); loc != nil {
+		anchor = loc[0]
+	}
 	for i, w := range q.words {
-		q.skip[i] = isStopword(w.text) || isAnswerWord(w.text, answer)
+		q.skip[i] = isStopword(w.text) || isAnswerWord(w.text, answer) || w.start >= anchor || hasDigit(w.text)
 	}
 	return q
+}
+
+// timeAnchor is the period a question template appends ("…, as reported in
+// April 2026?", "… as of April 2026?"). It is not part of what the user
+// asks but of what the question means: a typo that turns 2026 into 206, or
+// a synonym of "reported", would ask about another period or break the
+// phrase, not test robustness to a noisy query. Words with digits are kept
+// for the same reason ("Q3 2025", "$4.2 billion", "v2.39").
+var timeAnchor = regexp.MustCompile(`(?i)(?:,\s*as reported in|\bas of)\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}\s*\?\s*$`)
+
+func hasDigit(s string) bool {
+	return strings.IndexFunc(s, unicode.IsDigit) >= 0
 }
 
 // hasAnswer reports whether the unperturbed query already holds an accepted

@@ -387,3 +387,31 @@ func ExamplePerturber_Query() {
 	// Whom did Northwind Bank appoint as chief finandial officer?
 	// true
 }
+
+// TestQueryKeepsTheFacts: the template's time anchor and words with digits
+// are never perturbed: a typo in "November 2026" or "Q3 2025" would ask
+// about another period, and a synonym of "reported" breaks the phrase.
+func TestQueryKeepsTheFacts(t *testing.T) {
+	p := &Perturber{WordNet: wordNetOrSkip(t)}
+	for _, q := range []string{
+		"What did Gitweb offer for legacy URLs, as reported in November 2026?",
+		"How many engineers did Globex Industries hire in Q3 2025 as of April 2026?",
+	} {
+		for _, kind := range []string{KindChar, KindQWERTY, KindWordNet} {
+			for i := range 20 {
+				out, err := p.Query(kind, fmt.Sprint("q", i), q, []string{"nothing"})
+				if errors.Is(err, ErrNoCandidate) {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, keep := range []string{"as reported in November 2026?", "Q3 2025 as of April 2026?"} {
+					if strings.HasSuffix(q, keep) && !strings.HasSuffix(out, keep) {
+						t.Errorf("%s: %q became %q", kind, q, out)
+					}
+				}
+			}
+		}
+	}
+}

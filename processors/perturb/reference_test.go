@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robustream/robustream/processors/text"
 )
@@ -46,9 +47,10 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 	}
 	words := splitWords(query)
 	answer := answerWords(accepted)
+	anchor := referenceAnchor(query)
 	var eligible []int
 	for i, w := range words {
-		if isStopword(w.text) || isAnswerWord(w.text, answer) {
+		if isStopword(w.text) || isAnswerWord(w.text, answer) || w.start >= anchor || strings.ContainsAny(w.text, "0123456789") {
 			continue
 		}
 		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
@@ -447,4 +449,24 @@ func TestLemmasMatchesReferenceMalformed(t *testing.T) {
 			t.Errorf("lemmas(%q) = %q (panic %v), reference %q (panic %v)", line, got, gp, want, wp)
 		}
 	}
+}
+
+// referenceAnchor is where a template's time anchor starts in query (its
+// length when there is none): ", as reported in" or " as of", then a month
+// and a year, at the very end.
+func referenceAnchor(query string) int {
+	for _, lead := range []string{", as reported in ", " as of "} {
+		i := strings.LastIndex(strings.ToLower(query), lead)
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(query[i+len(lead):]), "?"))
+		if len(f) != 2 || len(f[1]) != 4 || strings.Trim(f[1], "0123456789") != "" {
+			continue
+		}
+		if _, err := time.Parse("January", f[0]); err == nil && strings.HasSuffix(strings.TrimSpace(query), "?") {
+			return i
+		}
+	}
+	return len(query)
 }
