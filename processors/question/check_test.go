@@ -105,6 +105,9 @@ func TestWellFormed(t *testing.T) {
 	subject("Avoid unnecessary build", false)
 	subject("Decode key as 32-bit sign", false)
 	subject("Move a global variable", false)
+	subject("Fixes for tests when the source directory", false)
+	subject("Adds support", false)
+	subject("Acme Corp", true)
 	subject("It", false)
 	subject("this", false)
 	subject("", false)
@@ -125,6 +128,10 @@ func TestWellFormed(t *testing.T) {
 	answer("dependency file is stably sorted to", false)
 	answer("been adjusted", false)
 	answer("is sorted", false)
+	answer("usually include", false)
+	answer(`a natural extension of "git rev-list A..B`, false)
+	answer(`the "git log" command`, true)
+	answer("indexed arrays (of unlimited size", false)
 	answer("", false)
 }
 

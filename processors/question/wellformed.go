@@ -33,6 +33,10 @@ upgrade use validate warn`)
 var unnamed = toSet(`it its this that these those they them he she we you i there here which who what
 when where why how to for and or but if so then also both either neither each every all some any no not`)
 
+// clauseWords open a subordinate clause: a subject holding one is a piece
+// of a sentence, not a name.
+var clauseWords = toSet(`when if because while although unless whether whenever`)
+
 // dangling words cannot start or end a complete answer.
 var dangling = toSet(`in on at for to by with from into onto of as or and but nor that which who whom
 whose if when while because than so then via per about after before since until upon without within`)
@@ -59,7 +63,12 @@ func SubjectNamed(head string) bool {
 	if len(w) == 0 || unnamed[w[0]] && len(w) < 3 || w[0] == "to" {
 		return false
 	}
-	if imperatives[w[0]] {
+	for _, x := range w[1:] {
+		if clauseWords[x] {
+			return false // "Fixes for tests when the source directory …"
+		}
+	}
+	if imperatives[w[0]] || imperatives[strings.TrimSuffix(w[0], "s")] || imperatives[strings.TrimSuffix(w[0], "es")] {
 		// "Make" is a verb at the head of a bullet; "Make Corp" would be
 		// capitalized twice, as names are.
 		f := strings.Fields(head)
@@ -68,10 +77,11 @@ func SubjectNamed(head string) bool {
 	return !(len(w) == 1 && unnamed[w[0]])
 }
 
-// auxiliaries cannot start an answer either: "been adjusted" is the rest
-// of a verb phrase ("has been adjusted"), not a thing.
+// auxiliaries and the adverbs that sit before a verb cannot start an
+// answer either: "been adjusted", "usually include" are the rest of a verb
+// phrase ("has been adjusted", "should usually include"), not a thing.
 var auxiliaries = toSet(`be been being is are was were am has have had do does did will would shall should
-can could may might must`)
+can could may might must usually often always never sometimes also still already typically generally`)
 
 // AnswerWhole reports whether answer reads as a whole phrase.
 func AnswerWhole(answer string) bool {
@@ -79,7 +89,23 @@ func AnswerWhole(answer string) bool {
 	if len(w) == 0 {
 		return false
 	}
-	return !dangling[w[0]] && !auxiliaries[w[0]] && !dangling[w[len(w)-1]]
+	return !dangling[w[0]] && !auxiliaries[w[0]] && !dangling[w[len(w)-1]] && balanced(answer)
+}
+
+// balanced reports whether every quote and bracket of s is closed: an
+// answer cut inside a quotation ("a natural extension of \"git rev-list")
+// is not a phrase.
+func balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		}
+	}
+	return depth == 0 && strings.Count(s, `"`)%2 == 0 && strings.Count(s, "“") == strings.Count(s, "”")
 }
 
 func isCapitalized(s string) bool {
