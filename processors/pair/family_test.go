@@ -1,7 +1,6 @@
 package pair
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"testing"
@@ -27,24 +26,10 @@ var failures = Family{Name: "failures", Outcomes: func(s *Set) []schemas.Outcome
 func TestFamiliesComputedOnCompletion(t *testing.T) {
 	store := &mapStore{m: map[string][]byte{}}
 	st := NewStage(store, RARE, failures)
-	var got []schemas.Outcome
-	for _, r := range []schemas.EvalResult{
+	got := outcomesOf(t, st,
 		result("cb", true, false, wrong, 3, 0),
 		result("orig", false, true, correct, 3, 1),
-		result("typo", false, true, failed, 3, 2),
-	} {
-		recs, err := st.Process(context.Background(), message(t, r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range recs {
-			var o schemas.Outcome
-			if err := schemas.Decode(rec.Value, &o); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, o)
-		}
-	}
+		result("typo", false, true, failed, 3, 2))
 	byFamily := map[string][]schemas.Outcome{}
 	for _, o := range got {
 		byFamily[o.Family] = append(byFamily[o.Family], o)
@@ -83,18 +68,8 @@ func TestClosedBookFailure(t *testing.T) {
 		result("cb", true, false, failed, 3, 2*time.Second),
 	}
 	var families []string
-	for _, r := range results {
-		recs, err := st.Process(t.Context(), message(t, r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range recs {
-			var o schemas.Outcome
-			if err := schemas.Decode(rec.Value, &o); err != nil {
-				t.Fatal(err)
-			}
-			families = append(families, o.Family)
-		}
+	for _, o := range outcomesOf(t, st, results...) {
+		families = append(families, o.Family)
 	}
 	if !slices.Equal(families, []string{"failures"}) {
 		t.Errorf("outcomes of families %q, want only the family that does not need the closed-book verdict", families)
@@ -146,4 +121,25 @@ func TestClosedBookMissing(t *testing.T) {
 	if got := st.Unscorable()[UnscorableKey{schemas.FamilyRARE, ReasonClosedBookMissing}]; got != 1 {
 		t.Errorf("closed_book_missing = %d, want 1", got)
 	}
+}
+
+// outcomesOf feeds results to st in order and returns every outcome it
+// emitted.
+func outcomesOf(t *testing.T, st *Stage, results ...schemas.EvalResult) []schemas.Outcome {
+	t.Helper()
+	var out []schemas.Outcome
+	for _, r := range results {
+		recs, err := st.Process(t.Context(), message(t, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			var o schemas.Outcome
+			if err := schemas.Decode(rec.Value, &o); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, o)
+		}
+	}
+	return out
 }
