@@ -17,9 +17,25 @@ while IFS=: read -r file _ decl; do
 	name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]+).*/\1/' <<<"$decl")
 	pkg=./$(dirname "$file")
 	echo "fuzz.sh: $pkg $name for $fuzztime"
-	if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg"; then
+	# Go's fuzzing engine sometimes reports "context deadline exceeded"
+	# when its time runs out while a worker is still busy, without any
+	# failing input (none is written to testdata/fuzz). That alone is
+	# retried once; a real failure leaves its input and fails at once.
+	for attempt in 1 2; do
+		log=$(mktemp)
+		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg" 2>&1 | tee "$log"; then
+			rm -f "$log"
+			break
+		fi
+		if [[ $attempt == 1 ]] && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+			echo "fuzz.sh: $name: the engine timed out with no failing input; once more" >&2
+			rm -f "$log"
+			continue
+		fi
+		rm -f "$log"
 		echo "fuzz.sh: $name in $pkg FAILED" >&2
 		status=1
-	fi
+		break
+	done
 done < <(grep -rn --include='*_test.go' '^func Fuzz' . | sed 's|^\./||' | sort)
 exit $status
