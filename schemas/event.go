@@ -137,17 +137,23 @@ func (c *Chunk) Key() string { return c.DocID }
 // stateless.
 type Triplet struct {
 	Meta
-	TripletID      string    `json:"triplet_id"`
-	Head           string    `json:"head"`
-	Relation       string    `json:"relation"`
-	Tail           string    `json:"tail"`
-	ChunkID        string    `json:"chunk_id"`
-	DocID          string    `json:"doc_id"`
-	SourceSentence string    `json:"source_sentence"`
-	Extractor      string    `json:"extractor"`
-	ChunkText      string    `json:"chunk_text"`
-	Domain         string    `json:"domain"`
-	PublishedAt    time.Time `json:"published_at"`
+	TripletID      string `json:"triplet_id"`
+	Head           string `json:"head"`
+	Relation       string `json:"relation"`
+	Tail           string `json:"tail"`
+	ChunkID        string `json:"chunk_id"`
+	DocID          string `json:"doc_id"`
+	SourceSentence string `json:"source_sentence"`
+	// Kind says how the fact was stated, so that a question can be phrased
+	// for it: "" or "verb" (a subject–verb–object clause), "copula",
+	// "attribute" (a possessive or appositive: "Y's chief executive, Z"),
+	// or "table" (row entity, column header, cell).
+	Kind        string    `json:"kind,omitempty"`
+	DocVersion  uint32    `json:"doc_version,omitempty"`
+	Extractor   string    `json:"extractor"`
+	ChunkText   string    `json:"chunk_text"`
+	Domain      string    `json:"domain"`
+	PublishedAt time.Time `json:"published_at"`
 }
 
 // Key implements Event.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 
 	"github.com/robustream/robustream/schemas"
@@ -84,46 +83,4 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 		return nil, fmt.Errorf("cannot encode question: %w", err)
 	}
 	return []streams.Record{{Topic: streams.TopicQuestions, Key: []byte(q.QuestionID), Value: b}}, nil
-}
-
-// Build turns a triplet into its single-hop question, stamped and scored,
-// or returns nil and why: RejectNoTemplate, or the first rule check (in
-// Reasons order) the question failed. The answer is the triplet's tail with
-// its white space collapsed: a line wrapped in the source is one line in a
-// question's answer.
-func Build(t *schemas.Triplet) (*schemas.Question, string) {
-	text, ok := Single(t.Head, t.Relation, t.Tail, t.SourceSentence, t.PublishedAt)
-	if !ok {
-		return nil, RejectNoTemplate
-	}
-	answer := strings.Join(strings.Fields(t.Tail), " ")
-	chunks := []string{t.ChunkText}
-	scores, ok := Checks(text, t.Head, answer, chunks)
-	if !ok {
-		for _, r := range Reasons[1:] {
-			if scores[r] == 0 {
-				return nil, r
-			}
-		}
-	}
-	id := schemas.ID(text, answer, t.ChunkID)
-	q := &schemas.Question{
-		QuestionID:  id,
-		Question:    text,
-		Answer:      answer,
-		Pattern:     schemas.PatternSingle,
-		Hops:        1,
-		TripletIDs:  []string{t.TripletID},
-		GTChunkIDs:  []string{t.ChunkID},
-		GTChunks:    chunks,
-		QAScores:    scores,
-		DR:          Difficulty(text, chunks),
-		SimFunc:     SimLexicalCosine,
-		Generator:   GeneratorTemplate,
-		DocID:       t.DocID,
-		Domain:      t.Domain,
-		PublishedAt: t.PublishedAt,
-	}
-	schemas.Stamp(q, id, t.TripletID)
-	return q, ""
 }
