@@ -120,7 +120,7 @@ func (t *Table) RecordWith(mem memory.Allocator, events []Event) arrow.Record {
 
 // Tables returns every raw table, in DDL order.
 func Tables() []*Table {
-	return []*Table{DocumentsTable, ChunksTable, TripletsTable, QuestionsTable,
+	return []*Table{DocumentsTable, ChunksTable, TripletsTable, QuestionsTable, QuestionRetirementsTable,
 		VariantsTable, EvalResultsTable, OutcomesTable, AlertsTable}
 }
 
@@ -300,7 +300,7 @@ var (
 
 	// TripletsTable stores Triplet (topic rs.triplets). The chunk text the
 	// event carries for downstream stages is not stored again.
-	TripletsTable = newTable("triplets", func() *Triplet { return new(Triplet) },
+	TripletsTable = except(newTable("triplets", func() *Triplet { return new(Triplet) },
 		func(t *Triplet) string { return t.TripletID },
 		str("triplet_id", func(t *Triplet) string { return t.TripletID }),
 		str("head", func(t *Triplet) string { return t.Head }),
@@ -313,10 +313,10 @@ var (
 		str("domain", func(t *Triplet) string { return t.Domain }),
 		dateTime("published_at", func(t *Triplet) time.Time { return t.PublishedAt }),
 		producedAt[*Triplet](),
-	)
+	), func(t *Triplet) bool { return t.End })
 
 	// QuestionsTable stores Question (topic rs.questions).
-	QuestionsTable = newTable("questions", func() *Question { return new(Question) },
+	QuestionsTable = except(newTable("questions", func() *Question { return new(Question) },
 		func(q *Question) string { return q.QuestionID },
 		str("question_id", func(q *Question) string { return q.QuestionID }),
 		str("question", func(q *Question) string { return q.Question }),
@@ -336,7 +336,17 @@ var (
 		str("domain", func(q *Question) string { return q.Domain }),
 		dateTime("published_at", func(q *Question) time.Time { return q.PublishedAt }),
 		producedAt[*Question](),
-	)
+	), func(q *Question) bool { return q.Retired != "" })
+
+	// QuestionRetirementsTable stores the retirement records of topic
+	// rs.questions: which question left evaluation, why and when.
+	QuestionRetirementsTable = except(newTable("question_retirements", func() *Question { return new(Question) },
+		func(q *Question) string { return q.QuestionID },
+		str("question_id", func(q *Question) string { return q.QuestionID }),
+		str("reason", func(q *Question) string { return q.Retired }),
+		str("doc_id", func(q *Question) string { return q.DocID }),
+		producedAt[*Question](),
+	), func(q *Question) bool { return q.Retired == "" })
 
 	// VariantsTable stores Variant (topic rs.variants).
 	VariantsTable = except(newTable("variants", func() *Variant { return new(Variant) },

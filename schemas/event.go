@@ -107,10 +107,14 @@ func (d *DocumentVersion) Key() string { return d.DocID }
 // Chunk is a piece of a document version (topic rs.chunks).
 type Chunk struct {
 	Meta
-	ChunkID     string    `json:"chunk_id"`
-	DocID       string    `json:"doc_id"`
-	DocVersion  uint32    `json:"doc_version"`
-	Ordinal     uint32    `json:"ordinal"`
+	ChunkID    string `json:"chunk_id"`
+	DocID      string `json:"doc_id"`
+	DocVersion uint32 `json:"doc_version"`
+	Ordinal    uint32 `json:"ordinal"`
+	// Chunks is how many chunks the document version has, so that a
+	// consumer can tell when it has seen all of them (the knowledge graph
+	// retires a version's edges only then).
+	Chunks      uint32    `json:"chunks,omitempty"`
 	Text        string    `json:"text"`
 	Tokens      uint32    `json:"tokens"`
 	Kind        string    `json:"kind"` // text or table
@@ -148,8 +152,14 @@ type Triplet struct {
 	// for it: "" or "verb" (a subject–verb–object clause), "copula",
 	// "attribute" (a possessive or appositive: "Y's chief executive, Z"),
 	// or "table" (row entity, column header, cell).
-	Kind        string    `json:"kind,omitempty"`
-	DocVersion  uint32    `json:"doc_version,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	DocVersion uint32 `json:"doc_version,omitempty"`
+	// End marks the record that closes a chunk: it states no fact, comes
+	// after the chunk's triplets in their partition, and carries Chunks,
+	// the number of chunks of the document version, so that a consumer
+	// knows when it has seen a whole version. It is not stored.
+	End         bool      `json:"end,omitempty"`
+	Chunks      uint32    `json:"chunks,omitempty"`
 	Extractor   string    `json:"extractor"`
 	ChunkText   string    `json:"chunk_text"`
 	Domain      string    `json:"domain"`
@@ -191,6 +201,10 @@ type Question struct {
 	DocID       string             `json:"doc_id"`
 	Domain      string             `json:"domain"`
 	PublishedAt time.Time          `json:"published_at"`
+	// Retired, when set, says why the question left evaluation (its facts
+	// changed or became ambiguous); the record's produced_at is when. A
+	// retired question stays in history and is evaluated no more.
+	Retired string `json:"retired,omitempty"`
 }
 
 // Key implements Event.

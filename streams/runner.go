@@ -47,6 +47,13 @@ type Stage struct {
 	// latencies (inference), where a batch would wait for its slowest.
 	InFlight int
 	Retry    RetryPolicy
+	// Singleton gives every partition of the inputs to one member of the
+	// consumer group, for state that does not partition by key (the
+	// knowledge graph spans documents). That member restores the state of
+	// every changelog partition before it consumes any input, then calls
+	// the processor's Restored when it is a Restorer. Other processes stand
+	// by and take over, restoring the same way, when the member leaves.
+	Singleton bool
 
 	// guard is Processor inside the runner's middleware (guarded), built
 	// once when the stage starts.
@@ -150,7 +157,12 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 	if err := r.k.EnsureTopics(ctx, append(topics, TopicDLQ)...); err != nil {
 		return err
 	}
+	var balancers []kafka.GroupBalancer
+	if st.Singleton {
+		balancers = []kafka.GroupBalancer{singletonBalancer{}}
+	}
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		GroupBalancers:    balancers,
 		ID:                r.Group(st.Name),
 		Brokers:           r.k.Brokers(),
 		Dialer:            r.k.dialer,
@@ -183,6 +195,13 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 				return nil
 			}
 			continue
+		}
+		if st.Singleton && st.State != nil {
+			if err := r.restoreAll(ctx, &st, gen); err != nil {
+				log.Error("cannot restore the singleton's state; rejoining", "err", err)
+				sleep(ctx, time.Second)
+				continue
+			}
 		}
 		n := 0
 		for topic, parts := range gen.Assignments {
@@ -219,7 +238,7 @@ func (r *Runner) Run(ctx context.Context, st Stage) error {
 func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *Stage, topic string, partition int, offset int64) (int64, error) {
 	// Work runs under ctx (shutdown) so that a batch in flight is finished
 	// and committed when possible; gctx (generation) only stops fetching.
-	if st.State != nil {
+	if st.State != nil && !st.Singleton {
 		if err := st.State.restore(ctx, partition); err != nil {
 			return offset, err
 		}
@@ -513,4 +532,58 @@ func kafkaLogger(log *slog.Logger, level slog.Level) kafka.Logger {
 	return kafka.LoggerFunc(func(format string, args ...any) {
 		log.Log(context.Background(), level, fmt.Sprintf(format, args...), "component", "kafka-go")
 	})
+}
+
+// Restorer is implemented by the processor of a Singleton stage that
+// derives in-memory structures from its State: Restored is called once the
+// state of every partition is restored, before any input is consumed.
+type Restorer interface {
+	Restored(ctx context.Context) error
+}
+
+// restoreAll restores every changelog partition of a singleton stage when
+// this member was given its inputs (and forgets the state when it was
+// not), then lets the processor rebuild.
+func (r *Runner) restoreAll(ctx context.Context, st *Stage, gen *kafka.Generation) error {
+	owned := false
+	for _, parts := range gen.Assignments {
+		owned = owned || len(parts) > 0
+	}
+	for p := range r.k.Partitions() {
+		if !owned {
+			st.State.drop(p)
+			continue
+		}
+		if err := st.State.restore(ctx, p); err != nil {
+			return err
+		}
+	}
+	if rs, ok := st.Processor.(Restorer); ok && owned {
+		return rs.Restored(ctx)
+	}
+	return nil
+}
+
+// singletonBalancer assigns every partition to the member of smallest id,
+// so that one process owns a Singleton stage.
+type singletonBalancer struct{}
+
+func (singletonBalancer) ProtocolName() string { return "robustream-singleton" }
+
+func (singletonBalancer) UserData() ([]byte, error) { return nil, nil }
+
+func (singletonBalancer) AssignGroups(members []kafka.GroupMember, partitions []kafka.Partition) kafka.GroupMemberAssignments {
+	out := kafka.GroupMemberAssignments{}
+	if len(members) == 0 {
+		return out
+	}
+	owner := members[0].ID
+	for _, m := range members {
+		out[m.ID] = map[string][]int{}
+		owner = min(owner, m.ID)
+	}
+	for _, p := range partitions {
+		out[owner][p.Topic] = append(out[owner][p.Topic], p.ID)
+	}
+	return out
 }

@@ -47,6 +47,7 @@ type engine struct {
 	// fanout and infer are the stages built from the models, for a reload
 	// of models.yaml while running.
 	fanout         *fanout.Stage
+	questions      *question.Stage
 	infer          *reader.Stage
 	windowsExposed bool
 	// cleanup runs last in close (a benchmark's temporary data dir).

@@ -12,6 +12,7 @@ import (
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/triplet"
+	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -33,6 +34,23 @@ func processorStage(name, input, output string, build func(e *engine) (streams.P
 			return streams.Stage{}, fmt.Errorf("stage %s: %w", name, err)
 		}
 		return streams.Stage{Name: name, Inputs: []string{input}, Outputs: []string{output}, Processor: p}, nil
+	}}
+}
+
+// questionStage is the knowledge graph: a singleton reading chunks (for
+// document versions) and triplets (its edges), its state in a changelog.
+func questionStage() stageSpec {
+	inputs := []string{streams.TopicChunks, streams.TopicTriplets}
+	return stageSpec{name: question.StageName, inputs: inputs, outputs: []string{streams.TopicQuestions}, build: func(e *engine) (streams.Stage, error) {
+		state := streams.NewState(e.kafka, question.StageName)
+		st, err := question.NewStage(e.cfg.Stages.Questions.Config, state)
+		if err != nil {
+			return streams.Stage{}, fmt.Errorf("stage %s: %w", question.StageName, err)
+		}
+		e.exposeRejected(st)
+		e.questions = st
+		return streams.Stage{Name: question.StageName, Inputs: inputs, Outputs: []string{streams.TopicQuestions},
+			Processor: st, State: state, Singleton: true}, nil
 	}}
 }
 
@@ -102,8 +120,7 @@ func checkTopology(specs []stageSpec, kinds []perturb.Kind) error {
 	return errors.Join(errs...)
 }
 
-func sinkStage(topic string) stageSpec {
-	table := clickhouse.TableForTopic(topic)
+func sinkStage(topic, table string) stageSpec {
 	name := "sink." + table
 	return stageSpec{name: name, inputs: []string{topic}, build: func(e *engine) (streams.Stage, error) {
 		s, err := clickhouse.NewSink(e.ch, table, e.log)
@@ -123,13 +140,7 @@ func registry() []stageSpec {
 		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
 			return triplet.NewStage(triplet.Config{})
 		}),
-		processorStage(question.StageName, streams.TopicTriplets, streams.TopicQuestions, func(e *engine) (streams.Processor, error) {
-			st, err := question.NewStage(question.Config{})
-			if err == nil {
-				e.exposeRejected(st)
-			}
-			return st, err
-		}),
+		questionStage(),
 		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
@@ -160,8 +171,10 @@ func registry() []stageSpec {
 		}},
 	}...)
 	for _, t := range clickhouse.Topics() {
-		specs = append(specs, sinkStage(t))
+		specs = append(specs, sinkStage(t, clickhouse.TableForTopic(t)))
 	}
+	// Retirement records of rs.questions have a table of their own.
+	specs = append(specs, sinkStage(streams.TopicQuestions, schemas.QuestionRetirementsTable.Name))
 	return specs
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/robustream/robustream/processors/chunk"
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/perturb"
+	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/streams"
 )
@@ -27,7 +28,7 @@ type StagesConfig struct {
 	Run       []string             `yaml:"run" flag:"stages" env:"ROBUSTREAM_STAGES" help:"stages to run (default: all); e.g. chunk,triplets"`
 	Chunk     ChunkStageConfig     `yaml:"chunk"`
 	Triplets  streams.StageOptions `yaml:"triplets"`
-	Questions streams.StageOptions `yaml:"questions"`
+	Questions QuestionsStageConfig `yaml:"questions"`
 	Perturb   PerturbStageConfig   `yaml:"perturb"`
 	Fanout    FanoutStageConfig    `yaml:"fanout"`
 	Infer     InferStageConfig     `yaml:"infer"`
@@ -40,6 +41,12 @@ type StagesConfig struct {
 type ChunkStageConfig struct {
 	streams.StageOptions `yaml:",inline"`
 	chunk.Config         `yaml:",inline"`
+}
+
+// QuestionsStageConfig is stages.questions.
+type QuestionsStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	question.Config      `yaml:",inline"`
 }
 
 // PerturbStageConfig is stages.perturb.

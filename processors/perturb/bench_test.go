@@ -31,7 +31,7 @@ func questionsOfDemo(tb testing.TB) []*schemas.Question {
 			panic(err)
 		}
 		tr, _ := triplet.NewStage(triplet.Config{})
-		qs, _ := question.NewStage(question.Config{})
+		qs, _ := question.NewStage(question.Config{}, nil)
 		var msgs []streams.Message
 		for p := range 8 {
 			for _, d := range demo.Generate(7, p) {

@@ -132,6 +132,9 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if q.QuestionID == "" || q.Question == "" || q.Answer == "" {
 		return nil, streams.Permanent(fmt.Errorf("question %q lacks id, text or answer", q.QuestionID))
 	}
+	if q.Retired != "" {
+		return nil, nil // a retired question is evaluated no more
+	}
 	vs := s.Variants(&q)
 	recs := make([]streams.Record, 0, len(vs))
 	for _, v := range vs {

@@ -2,9 +2,13 @@ package question
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -16,71 +20,213 @@ const StageName = "questions"
 // GeneratorTemplate is the Generator value of questions from this package.
 const GeneratorTemplate = "template"
 
-// Config configures the question stage. The template generator has no
-// settings; the LLM generator and checks will add theirs.
-type Config struct{}
+// Config configures the question stage.
+type Config struct {
+	// Patterns bounds pattern enumeration and sets the single-hop rule.
+	Patterns PatternLimits `yaml:"patterns"`
+}
 
-// Stage is the "questions" processor: one Triplet from rs.triplets in, at most
-// one single-hop Question to rs.questions out, keyed by question_id. It
-// counts the triplets it turns down, by reason (Rejected).
+// Validate reports every error of the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	l := c.Patterns
+	if l.MaxHops != 0 && (l.MaxHops < 1 || l.MaxHops > 5) {
+		errs = append(errs, fmt.Errorf("stages.questions.patterns.max_hops: %d is out of range 1..5", l.MaxHops))
+	}
+	if l.HubDegree < 0 || l.PerDocument < 0 {
+		errs = append(errs, errors.New("stages.questions.patterns: hub_degree and per_document must be >= 0"))
+	}
+	if l.SingleHop != "" && l.SingleHop != "unique" && l.SingleHop != "rare" {
+		errs = append(errs, fmt.Errorf("stages.questions.patterns.single_hop: %q is neither unique nor rare", l.SingleHop))
+	}
+	return errors.Join(errs...)
+}
+
+// Stage is the "questions" processor. It reads rs.triplets — the edges, and
+// the End record closing each chunk, from which it learns when a document
+// version is complete —, keeps the knowledge graph, and writes to rs.questions the questions that
+// become askable and, marked Retired, those that stop being so.
+//
+// The graph spans documents, so it has one owner: the stage is a
+// singleton (streams.Stage.Singleton) — every partition of its inputs is
+// assigned to one engine process, which restores the whole graph from the
+// changelog before it consumes. Its state is keyed by document (edges,
+// chunk texts, version records), so each key lives in the changelog
+// partition of its document and a failover restores it exactly.
 type Stage struct {
-	rejected map[string]*atomic.Int64
+	cfg   Config
+	state *streams.State
+
+	mu sync.Mutex
+	k  *Knowledge
 }
 
 var _ streams.Processor = (*Stage)(nil)
 
-// RejectNoTemplate is the reason of a triplet no question template fits.
+// RejectNoTemplate is the reason of an instance no question template fits.
 const RejectNoTemplate = "no_template"
 
-// Reasons lists every reason a triplet can be turned down for: no template,
-// or the name of the first rule check its question failed.
+// Reasons lists every reason a pattern instance can be turned down for.
 var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
-	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole}
+	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole, RejectAmbiguous, RejectOneChunk,
+	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed}
 
-// NewStage returns the template question stage.
-func NewStage(Config) (*Stage, error) {
-	s := &Stage{rejected: map[string]*atomic.Int64{}}
-	for _, r := range Reasons {
-		s.rejected[r] = new(atomic.Int64)
+// NewStage returns the question stage; state may be nil (nothing
+// persisted: tests and benchmarks).
+func NewStage(cfg Config, state *streams.State) (*Stage, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	return s, nil
-}
-
-// Rejected returns, per reason, how many triplets yielded no question since
-// the stage started (replays count again).
-func (s *Stage) Rejected() map[string]int64 {
-	out := make(map[string]int64, len(s.rejected))
-	for r, c := range s.rejected {
-		out[r] = c.Load()
-	}
-	return out
+	return &Stage{cfg: cfg, state: state, k: NewKnowledge(cfg.Patterns)}, nil
 }
 
 // Name implements streams.Processor.
 func (s *Stage) Name() string { return StageName }
 
-// Process implements streams.Processor. A malformed triplet is permanent; a
-// triplet no template fits, or whose question fails a rule check, yields no
-// record. The id hashes (question, answer, chunk_id), so reprocessing is
-// idempotent.
-func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
+// Rejected returns, per reason, how many pattern instances with a new edge
+// yielded no question since the stage started.
+func (s *Stage) Rejected() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.k.Rejected)
+}
+
+// Knowledge returns the stage's graph and questions; the caller must not
+// use it while the stage runs.
+func (s *Stage) Knowledge() *Knowledge { return s.k }
+
+// State keys.
+const (
+	keyEdge  = "e/"
+	keyChunk = "c/"
+	keyDoc   = "d/"
+	keyHeld  = "h/" // h/<doc_id>/<triplet_id>: a triplet of a version still arriving
+)
+
+// persist writes what a change did to the graph to the state.
+func (s *Stage) persist(ctx context.Context, c *Change) error {
+	if s.state == nil {
+		return nil
+	}
+	for _, t := range c.Stored {
+		text := t.ChunkText
+		stored := *t
+		stored.ChunkText = ""
+		b, _ := json.Marshal(&stored)
+		if err := s.state.Put(ctx, keyEdge+EdgeKey(t), b); err != nil {
+			return err
+		}
+		if _, ok := s.state.Get(keyChunk + t.ChunkID); !ok {
+			if err := s.state.Put(ctx, keyChunk+t.ChunkID, []byte(text)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range c.RemovedEdges {
+		if err := s.state.Delete(ctx, keyEdge+id); err != nil {
+			return err
+		}
+	}
+	for _, id := range c.Released {
+		if err := s.state.Delete(ctx, keyHeld+id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Restored implements streams.Restorer: the graph is rebuilt from the
+// restored state, and the questions it supports are recomputed without
+// being emitted again.
+func (s *Stage) Restored(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.k = NewKnowledge(s.cfg.Patterns)
+	if s.state == nil {
+		return nil
+	}
+	chunks := map[string]string{}
+	var edges, held []*schemas.Triplet
+	var err error
+	s.state.Range(func(key string, v []byte) bool {
+		switch {
+		case strings.HasPrefix(key, keyChunk):
+			chunks[key[len(keyChunk):]] = string(v)
+		case strings.HasPrefix(key, keyDoc):
+			d := new(DocVersions)
+			if err = json.Unmarshal(v, d); err != nil {
+				return false
+			}
+			s.k.SetDoc(key[len(keyDoc):], d)
+		case strings.HasPrefix(key, keyHeld):
+			t := new(schemas.Triplet)
+			if err = json.Unmarshal(v, t); err != nil {
+				return false
+			}
+			held = append(held, t)
+		case strings.HasPrefix(key, keyEdge):
+			t := new(schemas.Triplet)
+			if err = json.Unmarshal(v, t); err != nil {
+				return false
+			}
+			edges = append(edges, t)
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("cannot restore the knowledge graph: %w", err)
+	}
+	slices.SortFunc(edges, func(a, b *schemas.Triplet) int { return strings.Compare(a.TripletID, b.TripletID) })
+	for _, t := range edges {
+		s.k.g.Add(EdgeOf(t), chunks[t.ChunkID])
+	}
+	for _, t := range held {
+		s.k.Hold(t)
+	}
+	s.k.Rebuild()
+	return nil
+}
+
+// Process implements streams.Processor. A malformed chunk or triplet is
+// permanent. Ids are deterministic, so a replay changes nothing.
+func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var t schemas.Triplet
 	if err := schemas.Decode(m.Value, &t); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode triplet: %w", err))
 	}
-	if t.TripletID == "" || t.ChunkID == "" {
-		return nil, streams.Permanent(errors.New("triplet has no triplet_id or chunk_id"))
+	if t.ChunkID == "" || t.DocID == "" || (!t.End && t.TripletID == "") {
+		return nil, streams.Permanent(errors.New("triplet has no triplet_id, chunk_id or doc_id"))
 	}
-	q, reason := Build(&t)
-	if q == nil {
-		if c := s.rejected[reason]; c != nil {
-			c.Add(1)
+	var c Change
+	if t.End {
+		c = s.k.ChunkDone(t.DocID, t.ChunkID, t.DocVersion, t.Chunks)
+		if s.state != nil {
+			b, _ := json.Marshal(s.k.Doc(t.DocID))
+			if err := s.state.Put(ctx, keyDoc+t.DocID, b); err != nil {
+				return nil, err
+			}
 		}
-		return nil, nil
+	} else {
+		var held bool
+		if c, held = s.k.AddTriplet(&t); held && s.state != nil {
+			b, _ := json.Marshal(&t)
+			if err := s.state.Put(ctx, keyHeld+t.DocID+"/"+t.TripletID, b); err != nil {
+				return nil, err
+			}
+		}
 	}
-	b, err := schemas.Encode(q)
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode question: %w", err)
+	if err := s.persist(ctx, &c); err != nil {
+		return nil, err
 	}
-	return []streams.Record{{Topic: streams.TopicQuestions, Key: []byte(q.QuestionID), Value: b}}, nil
+	out := make([]streams.Record, 0, len(c.New)+len(c.Retired))
+	for _, q := range append(c.Retired, c.New...) {
+		b, err := schemas.Encode(q)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode question: %w", err)
+		}
+		out = append(out, streams.Record{Topic: streams.TopicQuestions, Key: []byte(q.QuestionID), Value: b})
+	}
+	return out, nil
 }

@@ -14,6 +14,7 @@ ALTER TABLE robustream.documents MODIFY SETTING non_replicated_deduplication_win
 ALTER TABLE robustream.chunks MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.triplets MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.questions MODIFY SETTING non_replicated_deduplication_window = 10000;
+ALTER TABLE robustream.question_retirements MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.variants MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.eval_results MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.outcomes MODIFY SETTING non_replicated_deduplication_window = 10000;

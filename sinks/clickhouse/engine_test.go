@@ -126,7 +126,7 @@ func TestMigrateIdempotent(t *testing.T) {
 			t.Fatalf("second migrate: %v", err)
 		}
 		got := strings.Fields(scalar(t, e, "SELECT name FROM system.tables WHERE database = 'robustream' ORDER BY name"))
-		want := []string{"rare_scores", "retrieval_hit_rates", "sure_scores", "grade_matrix", "prgb_scores",
+		want := []string{"rare_scores", "retrieval_hit_rates", "sure_scores", "grade_matrix", "prgb_scores", "active_questions", "current_outcomes",
 			"robustness_5m", "robustness_1h", "robustness_1d",
 			"robustness_5m_mv", "robustness_1h_mv", "robustness_1d_mv"}
 		for _, tb := range schemas.Tables() {

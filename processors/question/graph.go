@@ -1,0 +1,377 @@
+package question
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/robustream/robustream/processors/text"
+	"github.com/robustream/robustream/schemas"
+)
+
+// Edge is one fact of the knowledge graph: a triplet of the current version
+// of its document.
+//
+// An edge is one fact of one document, whatever chunk states it: its ID
+// hashes the document and the fact, not the sentence or the chunk, so a new
+// version that leaves the fact alone leaves the edge and its questions
+// alone, even when an edit elsewhere in the paragraph (or the sentence) gave
+// the chunk a new id. TripletID, ChunkID and Sentence are those of the
+// latest statement.
+type Edge struct {
+	ID, TripletID              string
+	Head, Relation, Tail, Kind string
+	Sentence, ChunkID, DocID   string
+	Domain                     string
+	DocVersion                 uint32
+	PublishedAt                time.Time
+	// rel is the normalized relation (lemmas, no auxiliaries); h and t the
+	// entity keys of head and tail before alias resolution.
+	rel, h, t string
+}
+
+// EdgeOf returns the edge of a triplet.
+func EdgeOf(t *schemas.Triplet) *Edge {
+	return &Edge{ID: EdgeKey(t), TripletID: t.TripletID, Head: t.Head, Relation: t.Relation, Tail: t.Tail, Kind: t.Kind,
+		Sentence: t.SourceSentence, ChunkID: t.ChunkID, DocID: t.DocID, Domain: t.Domain,
+		DocVersion: t.DocVersion, PublishedAt: t.PublishedAt,
+		rel: RelationKey(t.Relation), h: EntityKey(t.Head), t: EntityKey(t.Tail)}
+}
+
+// EdgeKey is the identity of a triplet's fact in the graph.
+func EdgeKey(t *schemas.Triplet) string {
+	return schemas.ID(t.DocID, t.Head, t.Relation, t.Tail)
+}
+
+// triplet returns the edge as the triplet it came from, with its chunk.
+func (e *Edge) triplet(chunk string) *schemas.Triplet {
+	return &schemas.Triplet{TripletID: e.TripletID, Head: e.Head, Relation: e.Relation, Tail: e.Tail, Kind: e.Kind,
+		ChunkID: e.ChunkID, DocID: e.DocID, SourceSentence: e.Sentence, ChunkText: chunk, Domain: e.Domain,
+		DocVersion: e.DocVersion, PublishedAt: e.PublishedAt}
+}
+
+// corporate suffixes are dropped from entity keys: "Northwind Robotics AS"
+// and "Northwind Robotics" are one company.
+var corporate = map[string]bool{"inc": true, "ltd": true, "llc": true, "plc": true, "corp": true,
+	"corporation": true, "as": true, "asa": true, "ab": true, "gmbh": true, "ag": true, "sa": true,
+	"co": true, "limited": true, "incorporated": true}
+
+// EntityKey is the exact-merge key of an entity name: folded case and
+// Unicode, no leading article, no possessive, no corporate suffix, single
+// spaces. "The Port of Trondheim's" and "port of trondheim" share a key.
+func EntityKey(name string) string {
+	ws := strings.FieldsFunc(text.Normalize(name), func(r rune) bool { return unicode.IsSpace(r) })
+	for len(ws) > 1 && (ws[0] == "the" || ws[0] == "a" || ws[0] == "an") {
+		ws = ws[1:]
+	}
+	if n := len(ws); n > 0 {
+		ws[n-1] = strings.TrimSuffix(strings.TrimSuffix(ws[n-1], "'s"), "’s")
+	}
+	for len(ws) > 1 && corporate[ws[len(ws)-1]] {
+		ws = ws[:len(ws)-1]
+	}
+	return strings.Join(ws, " ")
+}
+
+// relAux are dropped from relation keys.
+var relAux = map[string]bool{"has": true, "have": true, "had": true, "will": true, "would": true,
+	"been": true, "be": true, "also": true, "now": true}
+
+// RelationKey is the normalized relation: lower-case lemmas without
+// auxiliaries, so that "supplied", "supplies" and "has supplied" are one
+// relation, and "makes" and "manufactures" are "produce".
+func RelationKey(rel string) string {
+	var out []string
+	for i, w := range strings.Fields(strings.ToLower(rel)) {
+		if relAux[w] {
+			continue
+		}
+		if i == 0 || len(out) == 0 {
+			if f, ok := parseRelation(w); ok && f.lemma != "" {
+				w = f.lemma
+			} else if ok && f.copula {
+				w = "be"
+			}
+			if s, ok := relationSynonyms[w]; ok {
+				w = s
+			}
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
+}
+
+// relationSynonyms maps verbs that state the same relation to one lemma.
+var relationSynonyms = map[string]string{"make": "produce", "manufacture": "produce", "build": "produce",
+	"employ": "employ", "hire": "appoint", "name": "appoint", "purchase": "buy", "acquire": "buy",
+	"run": "operate", "manage": "operate", "head": "lead"}
+
+// acronymRe finds an acronym defined in parentheses after a name:
+// "Innovation Trøndelag (IT)".
+var acronymRe = regexp.MustCompile(`((?:\p{Lu}[\p{L}&-]*\s+){1,5}\p{Lu}[\p{L}&-]*)\s+\((\p{Lu}{2,6})\)`)
+
+// Graph is the knowledge graph: entities merged by key and by alias, edges
+// of the current versions of their documents, and the chunks that hold
+// them. It is not safe for concurrent use.
+type Graph struct {
+	edges   map[string]*Edge
+	out, in map[string]map[string]*Edge // canonical entity → edge id → edge
+	parent  map[string]string           // alias merges (union-find); absent: its own root
+	// links are GRADE's context-equivalent entities: in one document, a
+	// one-word name and the longer names it opens ("Northwind" and
+	// "Northwind Robotics"). Paths cross a link as if the edges were
+	// mirrored, and a question that does is recorded as repaired.
+	links   map[string]map[string]bool
+	docKeys map[string]map[string]bool // document → entity keys
+	chunks  map[string]string          // chunk id → text
+	refs    map[string]int             // chunk id → edges citing it
+	byDoc   map[string]map[string]bool // document → edge ids
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph {
+	return &Graph{edges: map[string]*Edge{}, out: map[string]map[string]*Edge{}, in: map[string]map[string]*Edge{},
+		parent: map[string]string{}, links: map[string]map[string]bool{}, docKeys: map[string]map[string]bool{},
+		chunks: map[string]string{}, refs: map[string]int{}, byDoc: map[string]map[string]bool{}}
+}
+
+// Len returns the number of edges.
+func (g *Graph) Len() int { return len(g.edges) }
+
+// Entities returns the number of canonical entities with an edge.
+func (g *Graph) Entities() int {
+	n := map[string]bool{}
+	for _, e := range g.edges {
+		n[g.find(e.h)], n[g.find(e.t)] = true, true
+	}
+	return len(n)
+}
+
+// Edge returns the edge of a triplet id.
+func (g *Graph) Edge(id string) (*Edge, bool) { e, ok := g.edges[id]; return e, ok }
+
+// Chunk returns the text of a chunk an edge cites.
+func (g *Graph) Chunk(id string) string { return g.chunks[id] }
+
+func (g *Graph) find(k string) string {
+	for {
+		p, ok := g.parent[k]
+		if !ok {
+			return k
+		}
+		if gp, ok := g.parent[p]; ok {
+			g.parent[k] = gp
+		}
+		k = p
+	}
+}
+
+// union merges two entity keys; the smaller key is the root, so the result
+// does not depend on the order merges arrive in. It returns the root when
+// anything moved.
+func (g *Graph) union(a, b string) (string, bool) {
+	ra, rb := g.find(a), g.find(b)
+	if ra == rb || ra == "" || rb == "" {
+		return "", false
+	}
+	if rb < ra {
+		ra, rb = rb, ra
+	}
+	g.parent[rb] = ra
+	for _, adj := range []map[string]map[string]*Edge{g.out, g.in} {
+		if m := adj[rb]; m != nil {
+			if adj[ra] == nil {
+				adj[ra] = map[string]*Edge{}
+			}
+			for id, e := range m {
+				adj[ra][id] = e
+			}
+			delete(adj, rb)
+		}
+	}
+	for l := range g.links[rb] {
+		g.link(ra, l)
+	}
+	delete(g.links, rb)
+	return ra, true
+}
+
+func (g *Graph) link(a, b string) {
+	if a == b {
+		return
+	}
+	for _, p := range [][2]string{{a, b}, {b, a}} {
+		if g.links[p[0]] == nil {
+			g.links[p[0]] = map[string]bool{}
+		}
+		g.links[p[0]][p[1]] = true
+	}
+}
+
+// Add puts an edge and its chunk text into the graph. It returns the
+// canonical entities whose neighbourhood changed (none when the edge was
+// already there: re-reading an unchanged document changes nothing).
+func (g *Graph) Add(e *Edge, chunk string) []string {
+	if old, ok := g.edges[e.ID]; ok {
+		if e.DocVersion > old.DocVersion || (e.DocVersion == old.DocVersion && e.ChunkID != old.ChunkID && e.TripletID < old.TripletID) {
+			// The same fact stated again by a newer version (or, within one
+			// version, by two chunks: the smaller triplet id wins, so the
+			// choice does not depend on arrival order).
+			if e.ChunkID != old.ChunkID {
+				g.unref(old.ChunkID)
+				g.ref(e.ChunkID, chunk)
+			}
+			old.ChunkID, old.TripletID, old.DocVersion, old.PublishedAt = e.ChunkID, e.TripletID, e.DocVersion, e.PublishedAt
+			old.Sentence = e.Sentence
+		}
+		return nil
+	}
+	if e.h == "" || e.t == "" || g.find(e.h) == g.find(e.t) {
+		return nil
+	}
+	g.edges[e.ID] = e
+	if g.byDoc[e.DocID] == nil {
+		g.byDoc[e.DocID] = map[string]bool{}
+	}
+	g.byDoc[e.DocID][e.ID] = true
+	g.ref(e.ChunkID, chunk)
+	h, t := g.find(e.h), g.find(e.t)
+	put := func(adj map[string]map[string]*Edge, k string) {
+		if adj[k] == nil {
+			adj[k] = map[string]*Edge{}
+		}
+		adj[k][e.ID] = e
+	}
+	put(g.out, h)
+	put(g.in, t)
+	touched := []string{h, t}
+	// Aliases defined in the chunk: "Innovation Trøndelag (IT)".
+	for _, m := range acronymRe.FindAllStringSubmatch(chunk, -1) {
+		if r, ok := g.union(EntityKey(m[1]), EntityKey(m[2])); ok {
+			touched = append(touched, r)
+		}
+	}
+	// Context-equivalent names in the document.
+	keys := g.docKeys[e.DocID]
+	if keys == nil {
+		keys = map[string]bool{}
+		g.docKeys[e.DocID] = keys
+	}
+	for _, k := range []string{e.h, e.t} {
+		if keys[k] {
+			continue
+		}
+		keys[k] = true
+		first, _, multi := strings.Cut(k, " ")
+		for other := range keys {
+			of, _, omulti := strings.Cut(other, " ")
+			if (multi && !omulti && other == first) || (!multi && omulti && of == k) {
+				a, b := g.find(k), g.find(other)
+				if a != b && !g.links[a][b] {
+					g.link(a, b)
+					touched = append(touched, a, b)
+				}
+			}
+		}
+	}
+	return touched
+}
+
+// Remove takes an edge out (its document's new version no longer states
+// it) and returns the entities whose neighbourhood changed.
+func (g *Graph) Remove(id string) []string {
+	e, ok := g.edges[id]
+	if !ok {
+		return nil
+	}
+	delete(g.edges, id)
+	delete(g.byDoc[e.DocID], id)
+	h, t := g.find(e.h), g.find(e.t)
+	delete(g.out[h], id)
+	delete(g.in[t], id)
+	g.unref(e.ChunkID)
+	return []string{h, t}
+}
+
+func (g *Graph) ref(chunk, text string) {
+	if _, ok := g.chunks[chunk]; !ok {
+		g.chunks[chunk] = text
+	}
+	g.refs[chunk]++
+}
+
+func (g *Graph) unref(chunk string) {
+	if g.refs[chunk]--; g.refs[chunk] <= 0 {
+		delete(g.refs, chunk)
+		delete(g.chunks, chunk)
+	}
+}
+
+// DocEdges returns the ids of the edges of a document.
+func (g *Graph) DocEdges(doc string) []string {
+	return slices.Sorted(maps.Keys(g.byDoc[doc]))
+}
+
+// hop is an edge as a path crosses it, and whether it got there over a
+// repaired link.
+type hop struct {
+	e        *Edge
+	repaired bool
+}
+
+// outOf returns the edges leaving entity n, those of its context-equivalent
+// entities marked repaired, sorted by id.
+func (g *Graph) outOf(n string) []hop { return g.adjacent(g.out, n) }
+
+func (g *Graph) inOf(n string) []hop { return g.adjacent(g.in, n) }
+
+func (g *Graph) adjacent(adj map[string]map[string]*Edge, n string) []hop {
+	var out []hop
+	for _, e := range adj[n] {
+		out = append(out, hop{e, false})
+	}
+	for l := range g.links[n] {
+		for _, e := range adj[l] {
+			out = append(out, hop{e, true})
+		}
+	}
+	slices.SortFunc(out, func(a, b hop) int { return strings.Compare(a.e.ID, b.e.ID) })
+	return out
+}
+
+// degree is the number of edges at an entity (links not counted).
+func (g *Graph) degree(n string) int { return len(g.out[n]) + len(g.in[n]) }
+
+// hub reports whether an entity has too many edges to be a pivot: patterns
+// through it are not enumerated, which keeps the work per new edge
+// independent of the graph's size.
+func (g *Graph) hub(n string, lim PatternLimits) bool { return g.degree(n) > lim.HubDegree }
+
+// head and tail are an edge's canonical entities.
+func (g *Graph) head(e *Edge) string { return g.find(e.h) }
+func (g *Graph) tail(e *Edge) string { return g.find(e.t) }
+
+// tails returns the distinct canonical tails of relation rel from n.
+func (g *Graph) tails(n, rel string) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range g.outOf(n) {
+		if h.e.rel == rel {
+			out[g.tail(h.e)] = true
+		}
+	}
+	return out
+}
+
+// heads returns the distinct canonical heads of relation rel into n.
+func (g *Graph) heads(n, rel string) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range g.inOf(n) {
+		if h.e.rel == rel {
+			out[g.head(h.e)] = true
+		}
+	}
+	return out
+}

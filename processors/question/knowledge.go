@@ -1,0 +1,455 @@
+package question
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+)
+
+// Knowledge is the incremental knowledge graph with the questions it
+// supports. Its questions are a function of the graph: an instance is
+// asked while it is valid (Graph.Valid), a question can be written for it
+// and its checks pass, and it is among the PerDocument of smallest id of
+// its pattern and document. Every change (a new edge, a retired one, an
+// alias merge) re-evaluates only the instances around the entities it
+// touched, and reports the questions that became active and those that
+// stopped being so. Because the rule depends on the graph alone, the same
+// documents give the same questions in any order, and a restart that
+// rebuilds the graph rebuilds the same set (Rebuild). Not safe for
+// concurrent use.
+type Knowledge struct {
+	g   *Graph
+	lim PatternLimits
+	// valid holds, per cap group (document, pattern), the valid instances
+	// with their question; active the subset asked, by instance id.
+	valid    map[string]map[string]*asked
+	active   map[string]*asked
+	byGroup  map[string]map[string]bool   // cap group → active instance ids
+	byEntity map[string]map[string]string // entity → instance id → cap group
+	docs     map[string]*DocVersions
+	held     map[string]map[string]*schemas.Triplet // document → triplet id → triplet of a version arriving
+	// Rejected counts, by reason, the instances turned down.
+	Rejected map[string]int64
+	now      func() time.Time
+}
+
+type asked struct {
+	in *Instance
+	q  *schemas.Question
+}
+
+// DocVersions is what the graph knows of a document's versions: the last
+// complete one with its chunks, and the one whose chunks are arriving.
+type DocVersions struct {
+	Version uint32          `json:"version"`
+	Chunks  map[string]bool `json:"chunks"`
+	Pending uint32          `json:"pending"`
+	Want    uint32          `json:"want"`
+	Seen    map[string]bool `json:"seen"`
+}
+
+// Change is what one update did to the question set.
+type Change struct {
+	New, Retired []*schemas.Question
+	// RemovedEdges are the edges a complete new version retired; Stored
+	// the triplets whose edge entered or now cites them; Released the held
+	// triplets a completed version used up ("doc_id/triplet_id").
+	RemovedEdges []string
+	Stored       []*schemas.Triplet
+	Released     []string
+}
+
+// NewKnowledge returns an empty knowledge graph.
+func NewKnowledge(lim PatternLimits) *Knowledge {
+	return &Knowledge{g: NewGraph(), lim: lim.withDefaults(), valid: map[string]map[string]*asked{},
+		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
+		Rejected: map[string]int64{}, now: func() time.Time { return time.Now().UTC() }}
+}
+
+// Graph returns the graph.
+func (k *Knowledge) Graph() *Graph { return k.g }
+
+// Active returns the questions being asked, sorted by id.
+func (k *Knowledge) Active() []*schemas.Question {
+	out := make([]*schemas.Question, 0, len(k.active))
+	for _, a := range k.active {
+		out = append(out, a.q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].QuestionID < out[j].QuestionID })
+	return out
+}
+
+// Doc returns what is known of a document's versions (nil: nothing).
+func (k *Knowledge) Doc(id string) *DocVersions { return k.docs[id] }
+
+// SetDoc restores a document's version record (Rebuild).
+func (k *Knowledge) SetDoc(id string, d *DocVersions) { k.docs[id] = d }
+
+// AddTriplet takes a triplet of a document version. A version's triplets
+// are held until the version is complete (ChunkDone), then applied at once,
+// so that an edit yields only its net difference: the facts it changed
+// retire their questions and ask new ones, the facts it restated change
+// nothing. A triplet of the complete version itself (a replay) is applied
+// at once, and is a no-op when its fact is known; a triplet of an older
+// version is stale and ignored. held reports whether the triplet was held
+// (the caller persists it until the version completes).
+func (k *Knowledge) AddTriplet(t *schemas.Triplet) (c Change, held bool) {
+	d := k.doc(t.DocID)
+	switch {
+	case t.DocVersion < d.Version:
+		return c, false
+	case t.DocVersion == d.Version && d.Chunks != nil:
+		if !d.Chunks[t.ChunkID] {
+			return c, false
+		}
+		e := EdgeOf(t)
+		if touched := k.g.Add(e, t.ChunkText); touched != nil {
+			c = k.update(touched, []*Edge{e})
+			c.Stored = append(c.Stored, t)
+		}
+		return c, false
+	}
+	k.Hold(t)
+	return c, true
+}
+
+// Hold keeps a triplet of a version still arriving (AddTriplet, and a
+// restart restoring what was held).
+func (k *Knowledge) Hold(t *schemas.Triplet) {
+	if k.held[t.DocID] == nil {
+		k.held[t.DocID] = map[string]*schemas.Triplet{}
+	}
+	k.held[t.DocID][t.TripletID] = t
+}
+
+func (k *Knowledge) doc(id string) *DocVersions {
+	d := k.docs[id]
+	if d == nil {
+		d = &DocVersions{}
+		k.docs[id] = d
+	}
+	return d
+}
+
+// ChunkDone records that every triplet of a chunk of a document version has
+// been seen (the triplet stage closes each chunk with an End record, in
+// the same partition, after its triplets). When every chunk of a version
+// newer than the last complete one is done, the version is applied: the
+// edges it no longer states leave the graph, its new facts enter, and the
+// questions change by the difference.
+func (k *Knowledge) ChunkDone(doc, chunk string, version, chunks uint32) Change {
+	d := k.doc(doc)
+	if version < d.Version || (version == d.Version && d.Chunks != nil) {
+		return Change{}
+	}
+	if version > d.Pending || d.Seen == nil {
+		d.Pending, d.Want, d.Seen = version, max(chunks, 1), map[string]bool{}
+	}
+	if version < d.Pending {
+		return Change{}
+	}
+	d.Seen[chunk] = true
+	if uint32(len(d.Seen)) < d.Want {
+		return Change{}
+	}
+	d.Version, d.Chunks, d.Pending, d.Want, d.Seen = d.Pending, d.Seen, 0, 0, nil
+	var c Change
+	var touched []string
+	var added []*Edge
+	stated := map[string]bool{}
+	held := k.held[doc]
+	delete(k.held, doc)
+	for _, id := range slices.Sorted(maps.Keys(held)) {
+		t := held[id]
+		c.Released = append(c.Released, doc+"/"+id)
+		if t.DocVersion != d.Version || !d.Chunks[t.ChunkID] {
+			continue // an older version's, or a chunk this version lacks
+		}
+		stated[EdgeKey(t)] = true
+	}
+	for _, id := range k.g.DocEdges(doc) {
+		if !stated[id] {
+			touched = append(touched, k.g.Remove(id)...)
+			c.RemovedEdges = append(c.RemovedEdges, id)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(held)) {
+		t := held[id]
+		if t.DocVersion != d.Version || !d.Chunks[t.ChunkID] {
+			continue
+		}
+		e := EdgeOf(t)
+		before, had := k.g.edges[e.ID]
+		var was string
+		if had {
+			was = before.TripletID
+		}
+		if n := k.g.Add(e, t.ChunkText); n != nil {
+			touched = append(touched, n...)
+			added = append(added, e)
+			c.Stored = append(c.Stored, t)
+		} else if had && k.g.edges[e.ID].TripletID != was {
+			c.Stored = append(c.Stored, t)
+		}
+	}
+	u := k.update(touched, added)
+	c.New, c.Retired = u.New, u.Retired
+	return c
+}
+
+// update re-evaluates the instances around touched entities and around the
+// added edges, then settles the cap groups they belong to.
+func (k *Knowledge) update(touched []string, added []*Edge) Change {
+	candidates := map[string]*Instance{}
+	fresh := map[string]bool{} // instances with a new edge: their rejections are counted
+	groups := map[string]bool{}
+	for _, e := range added {
+		for _, in := range k.g.Around(e, k.lim) {
+			candidates[in.ID()] = in
+			fresh[in.ID()] = true
+		}
+	}
+	slices.Sort(touched)
+	for _, n := range slices.Compact(touched) {
+		for id, group := range k.byEntity[n] {
+			if a := k.valid[group][id]; a != nil {
+				candidates[id] = a.in
+			}
+		}
+		// What a change at n makes possible: instances around its edges
+		// (not at a hub, whose edges are too many to revisit).
+		if k.g.hub(n, k.lim) {
+			continue
+		}
+		for _, h := range append(k.g.outOf(n), k.g.inOf(n)...) {
+			for _, in := range k.g.Around(h.e, k.lim) {
+				candidates[in.ID()] = in
+			}
+		}
+	}
+	for id, in := range candidates {
+		group := capKey(in)
+		groups[group] = true
+		q, reason := k.build(in)
+		if q == nil {
+			if k.valid[group][id] != nil {
+				delete(k.valid[group], id)
+				k.unindex(in, id)
+			} else if fresh[id] && !isStale(reason) {
+				k.Rejected[reason]++
+			}
+			continue
+		}
+		if k.valid[group] == nil {
+			k.valid[group] = map[string]*asked{}
+		}
+		if old := k.valid[group][id]; old == nil || old.q.QuestionID != q.QuestionID {
+			k.valid[group][id] = &asked{in: in, q: q}
+			k.index(in, id, group)
+		}
+	}
+	return k.settle(groups, false)
+}
+
+func isStale(reason string) bool { return reason == RejectStale }
+
+// settle makes each cap group's active instances its PerDocument valid ones
+// of smallest id, and reports the difference. quiet rebuilds without
+// reporting (after a restart the questions were already emitted).
+func (k *Knowledge) settle(groups map[string]bool, quiet bool) Change {
+	var c Change
+	for _, group := range slices.Sorted(maps.Keys(groups)) {
+		ids := slices.Sorted(maps.Keys(k.valid[group]))
+		want := map[string]bool{}
+		for _, id := range ids[:min(len(ids), k.lim.PerDocument)] {
+			want[id] = true
+		}
+		for _, id := range slices.Sorted(maps.Keys(k.byGroup[group])) {
+			if want[id] {
+				continue
+			}
+			a := k.active[id]
+			reason := "capped"
+			if k.valid[group][id] == nil {
+				reason = k.whyInvalid(a.in)
+			}
+			k.deactivate(id, group)
+			c.Retired = append(c.Retired, k.retire(a.q, reason))
+		}
+		for _, id := range slices.Sorted(maps.Keys(want)) {
+			a := k.valid[group][id]
+			if cur := k.active[id]; cur == nil || cur.q.QuestionID != a.q.QuestionID {
+				if cur != nil {
+					c.Retired = append(c.Retired, k.retire(cur.q, "rewritten"))
+				}
+				k.active[id] = a
+				if k.byGroup[group] == nil {
+					k.byGroup[group] = map[string]bool{}
+				}
+				k.byGroup[group][id] = true
+				c.New = append(c.New, a.q)
+			}
+		}
+	}
+	if quiet {
+		return Change{}
+	}
+	return c
+}
+
+func (k *Knowledge) deactivate(id, group string) {
+	delete(k.active, id)
+	delete(k.byGroup[group], id)
+}
+
+func (k *Knowledge) whyInvalid(in *Instance) string {
+	if r := k.g.Valid(in, k.lim); r != "" {
+		return r
+	}
+	return "invalid"
+}
+
+func (k *Knowledge) retire(q *schemas.Question, reason string) *schemas.Question {
+	r := *q
+	r.Retired = reason
+	r.Meta = schemas.Meta{}
+	r.ProducedAt = k.now()
+	schemas.Stamp(&r, schemas.ID(q.QuestionID, "retired"), q.QuestionID)
+	return &r
+}
+
+func (k *Knowledge) index(in *Instance, id, group string) {
+	for _, n := range k.dependsOn(in) {
+		if k.byEntity[n] == nil {
+			k.byEntity[n] = map[string]string{}
+		}
+		k.byEntity[n][id] = group
+	}
+}
+
+// dependsOn returns the entities whose edges decide whether an instance is
+// valid: a change at one of them re-evaluates it. A single-hop question
+// depends on its head alone (unless RARE's degree rule is on), so that the
+// entities many facts point to (a city) do not collect every question.
+func (k *Knowledge) dependsOn(in *Instance) []string {
+	if in.Pattern == schemas.PatternSingle && k.lim.SingleHop != "rare" {
+		return []string{k.g.head(in.Edges[0])}
+	}
+	return k.g.entitiesOf(in)
+}
+
+func (k *Knowledge) unindex(in *Instance, id string) {
+	for _, e := range in.Edges {
+		for _, n := range []string{e.h, e.t, k.g.find(e.h), k.g.find(e.t)} {
+			delete(k.byEntity[n], id)
+		}
+	}
+}
+
+// Rebuild re-derives the valid and active sets from the graph as it
+// stands, reporting nothing: after a restart the graph's edges are
+// restored (AddTriplet per stored edge) and this recovers the questions
+// that were being asked.
+func (k *Knowledge) Rebuild() {
+	k.valid, k.active, k.byEntity = map[string]map[string]*asked{}, map[string]*asked{}, map[string]map[string]string{}
+	k.byGroup = map[string]map[string]bool{}
+	groups := map[string]bool{}
+	ids := slices.Sorted(maps.Keys(k.g.edges))
+	for _, id := range ids {
+		for _, in := range k.g.Around(k.g.edges[id], k.lim) {
+			group := capKey(in)
+			if k.valid[group][in.ID()] != nil {
+				continue
+			}
+			if q, _ := k.build(in); q != nil {
+				if k.valid[group] == nil {
+					k.valid[group] = map[string]*asked{}
+				}
+				k.valid[group][in.ID()] = &asked{in: in, q: q}
+				k.index(in, in.ID(), group)
+				groups[group] = true
+			}
+		}
+	}
+	k.settle(groups, true)
+}
+
+// build writes and checks the question of a valid instance, or returns
+// why there is none.
+func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
+	if r := k.g.Valid(in, k.lim); r != "" {
+		return nil, r
+	}
+	if in.Pattern == schemas.PatternSingle {
+		e := in.Edges[0]
+		q, reason := Build(e.triplet(k.g.Chunk(e.ChunkID)))
+		if q != nil {
+			q.ProducedAt = time.Time{}
+			q.Meta = schemas.Meta{}
+			q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
+			schemas.Stamp(q, q.QuestionID, e.TripletID)
+		}
+		return q, reason
+	}
+	text, answer, ok := k.g.Write(in)
+	if !ok {
+		return nil, RejectNoTemplate
+	}
+	answer = strings.Join(strings.Fields(answer), " ")
+	ae, _ := in.Answer()
+	var ids, chunks, triplets, pivots []string
+	for _, e := range in.Edges {
+		triplets = append(triplets, e.TripletID)
+		if !slices.Contains(ids, e.ChunkID) {
+			ids = append(ids, e.ChunkID)
+			chunks = append(chunks, k.g.Chunk(e.ChunkID))
+		}
+	}
+	switch in.Pattern {
+	case schemas.PatternStar:
+		pivots = []string{in.Edges[0].Head}
+	case schemas.PatternInvertedStar:
+		pivots = []string{in.Edges[0].Tail}
+	default:
+		for _, e := range in.Edges[1:] {
+			pivots = append(pivots, e.Head)
+		}
+	}
+	named := in.Edges[0].Head
+	if in.Pattern == schemas.PatternStar {
+		named = in.Edges[0].Tail
+	}
+	scores, ok := Checks(text, named, answer, []string{k.g.Chunk(ae.ChunkID)})
+	if !ok {
+		for _, r := range Reasons[1:] {
+			if scores[r] == 0 {
+				return nil, r
+			}
+		}
+	}
+	for _, p := range pivots {
+		if ContainsAnswer(text, p) && in.Pattern != schemas.PatternInvertedStar {
+			return nil, RejectPivotNamed
+		}
+	}
+	if in.Repaired {
+		scores["link_repaired"] = 1
+	}
+	q := &schemas.Question{
+		Question: text, Answer: answer, Pattern: in.Pattern, Hops: uint8(len(in.Edges)),
+		TripletIDs: triplets, GTChunkIDs: ids, GTChunks: chunks, Pivot: strings.Join(pivots, "; "),
+		QAScores: scores, DR: Difficulty(text, chunks), SimFunc: SimLexicalCosine, Generator: GeneratorTemplate,
+		DocID: ae.DocID, Domain: ae.Domain, PublishedAt: ae.PublishedAt,
+	}
+	q.QuestionID = schemas.ID(in.ID(), text, answer)
+	schemas.Stamp(q, q.QuestionID, triplets...)
+	return q, ""
+}
+
+// RejectPivotNamed: a multi-hop question names the pivot it should only
+// describe.
+const RejectPivotNamed = "pivot_named"
