@@ -43,9 +43,17 @@ func questionStage() stageSpec {
 	inputs := []string{streams.TopicChunks, streams.TopicTriplets}
 	return stageSpec{name: question.StageName, inputs: inputs, outputs: []string{streams.TopicQuestions}, build: func(e *engine) (streams.Stage, error) {
 		state := streams.NewState(e.kafka, question.StageName)
-		st, err := question.NewStage(e.cfg.Stages.Questions.Config, state)
+		qc := e.cfg.Stages.Questions.Config
+		qc.Logger = e.log
+		st, err := question.NewStage(qc, state)
 		if err != nil {
 			return streams.Stage{}, fmt.Errorf("stage %s: %w", question.StageName, err)
+		}
+		if e.models.generator != nil {
+			st.SetGenerator(e.models.generator)
+		}
+		if why := st.Degraded(); why != "" {
+			e.log.Warn("question writing degraded", "reason", why)
 		}
 		e.exposeRejected(st)
 		e.questions = st
@@ -137,8 +145,20 @@ func registry() []stageSpec {
 		processorStage(chunk.StageName, streams.TopicDocuments, streams.TopicChunks, func(e *engine) (streams.Processor, error) {
 			return chunk.NewStage(e.cfg.Stages.Chunk.Config)
 		}),
-		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(*engine) (streams.Processor, error) {
-			return triplet.NewStage(triplet.Config{})
+		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(e *engine) (streams.Processor, error) {
+			tc := e.cfg.Stages.Triplets.Config
+			tc.Logger = e.log
+			st, err := triplet.NewStage(tc)
+			if err != nil {
+				return nil, err
+			}
+			if e.models.generator != nil {
+				st.SetGenerator(e.models.generator)
+			}
+			if why := st.Degraded(); why != "" {
+				e.log.Warn("triplet extraction degraded", "reason", why)
+			}
+			return st, nil
 		}),
 		questionStage(),
 		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {

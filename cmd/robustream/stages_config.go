@@ -16,6 +16,7 @@ import (
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/question"
+	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/streams"
 )
@@ -27,7 +28,7 @@ import (
 type StagesConfig struct {
 	Run       []string             `yaml:"run" flag:"stages" env:"ROBUSTREAM_STAGES" help:"stages to run (default: all); e.g. chunk,triplets"`
 	Chunk     ChunkStageConfig     `yaml:"chunk"`
-	Triplets  streams.StageOptions `yaml:"triplets"`
+	Triplets  TripletsStageConfig  `yaml:"triplets"`
 	Questions QuestionsStageConfig `yaml:"questions"`
 	Perturb   PerturbStageConfig   `yaml:"perturb"`
 	Fanout    FanoutStageConfig    `yaml:"fanout"`
@@ -41,6 +42,12 @@ type StagesConfig struct {
 type ChunkStageConfig struct {
 	streams.StageOptions `yaml:",inline"`
 	chunk.Config         `yaml:",inline"`
+}
+
+// TripletsStageConfig is stages.triplets.
+type TripletsStageConfig struct {
+	streams.StageOptions `yaml:",inline"`
+	triplet.Config       `yaml:",inline"`
 }
 
 // QuestionsStageConfig is stages.questions.

@@ -50,11 +50,13 @@ func (p *packer) splitParagraph(u unit) {
 	p.pack(atoms, KindText, "", 0)
 }
 
-// splitTable emits the pieces of table unit u, which alone is over the
-// budget, cut between rows. The first part keeps the title and whatever
-// precedes the header row; later parts start with a copy of the header and
-// delimiter rows, so that each part reads as a table; the notes stay with
-// the last rows when they fit.
+// splitTable emits the pieces of table unit u, whose table alone is over
+// the budget, cut between rows. The first part keeps the caption and
+// whatever precedes the header row, the introduction included if it fits
+// there with the header and the first row (otherwise it is placed as a
+// paragraph of its own, before the table); later parts start with a copy of
+// the header and delimiter rows, so that each part reads as a table; the
+// notes stay with the last rows when they fit.
 func (p *packer) splitTable(u unit) {
 	ps := paragraphs(p.text[u.start:u.end])
 	at := slices.IndexFunc(ps, func(para paragraph) bool { return isTable(para.lines) })
@@ -79,6 +81,28 @@ func (p *packer) splitTable(u unit) {
 			h, rows = k, k+1
 		}
 	}
+	if u.intro >= 0 {
+		first := lines[min(rows, len(lines)-1)].end
+		if p.tokens(u.start, first) > p.max {
+			p.place(plain(p.paras[u.intro]))
+			u.start = p.paras[u.intro+1].start
+			u.intro = -1
+			p.splitTable(u)
+			return
+		}
+	}
+	// Headings that would end the current piece open the first part, as
+	// they would have opened the table, if they fit there.
+	k := len(p.cur)
+	for k > 0 && p.cur[k-1].heading {
+		k--
+	}
+	if k < len(p.cur) && p.tokens(p.cur[k].start, lines[min(rows, len(lines)-1)].end) <= p.max {
+		u.start = p.cur[k].start
+		p.cur = p.cur[:k]
+	}
+	p.flushAll()
+	p.est = 0
 	var atoms []atom
 	block := func(start, end int, header bool) {
 		atoms = append(atoms, atom{start: start, end: end, tokens: p.tokens(start, end), split: SplitRow, header: header})

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -36,22 +37,28 @@ type Piece struct {
 	End    int // byte offset just past the last byte
 	Tokens int // cl100k_base tokens of Text
 	Kind   string
-	Split  string // SplitNone, SplitSentence, SplitRow or SplitWord
+	Split  string // SplitNone, SplitSentence, SplitRow, SplitWord or SplitWindow
 	Header int    // length of the repeated table header at the start of Text
 }
 
 // Split cuts text into pieces of at most maxTokens tokens (DefaultMaxTokens
-// when maxTokens <= 0), following RARE §4.1:
-//   - a paragraph (a block of non-blank lines; a fenced code block counts as
-//     one) is not divided unless it alone is over maxTokens;
-//   - a Markdown table is not divided unless it alone is over maxTokens, and
-//     its title line (a heading, a "Table …" caption, a bold line or a line
-//     ending in ':' right before it) and its notes ("Note…", "Source…",
-//     footnote marks right after it) stay with it; a table with its title
-//     and notes is a piece of its own, of kind "table", so the kind stays
-//     truthful;
-//   - paragraphs are packed greedily while the piece stays within maxTokens;
-//   - a heading is not left dangling at the end of a piece when it can open
+// when maxTokens <= 0): the RARE profile (RARE §4.1).
+//   - A paragraph (a block of non-blank lines; a fenced code block counts as
+//     one) is not divided unless it alone is over maxTokens.
+//   - A Markdown table travels as one unit with what explains it: its
+//     caption (a heading, a "Table …" line, a bold line or a short line
+//     without final punctuation right before it), its introduction (the
+//     paragraph right before the caption or, without a caption, right before
+//     the table, such as "Revenue by segment was as follows:") and its
+//     notes ("Note…", "Source…", footnote marks right after it). When the
+//     whole unit is over maxTokens but the table is not, the introduction is
+//     let go first, then the notes, then the caption; each released
+//     paragraph is packed like any other. The table itself is not divided
+//     unless it alone is over maxTokens.
+//   - Units are packed greedily while the piece stays within maxTokens. A
+//     piece that holds a table (whole, or a part of one) is of kind "table",
+//     whatever prose it also holds; any other piece is of kind "text".
+//   - A heading is not left dangling at the end of a piece when it can open
 //     the next one.
 //
 // maxTokens is a hard cap, because one hostile or badly extracted document
@@ -61,8 +68,9 @@ type Piece struct {
 // greedily; a sentence over it between words; a word over it between
 // tokens, never inside a rune. A table over it is cut between rows, each
 // part after the first repeating the header rows (when they take at most
-// half the budget), the first keeping the title and the last the notes. A
-// piece exceeds maxTokens only if it is a single rune of more tokens than
+// half the budget), the first keeping the introduction (if it fits there
+// with the header and the first row) and the caption, the last the notes.
+// A piece exceeds maxTokens only if it is a single rune of more tokens than
 // that, which takes maxTokens < 4. Piece.Split records the cut.
 //
 // Empty or blank text yields no pieces.
@@ -70,25 +78,74 @@ func Split(text string, maxTokens int) []Piece {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	units := group(paragraphs(text))
-	p := packer{text: text, max: maxTokens}
-	for _, u := range units {
-		n := p.tokens(u.start, u.end)
-		switch {
-		case u.table && n > p.max:
-			p.flushAll()
-			p.splitTable(u)
-		case u.table:
-			p.flushAll()
-			p.emitCounted([]unit{u}, KindTable, n)
-		case n > p.max:
-			p.splitParagraph(u)
-		default:
-			p.add(u)
-		}
+	ps := paragraphs(text)
+	p := packer{text: text, max: maxTokens, paras: ps}
+	for _, u := range group(ps) {
+		p.place(u)
 	}
 	p.flushAll()
 	return p.pieces
+}
+
+// place packs unit u, cutting it if it alone is over the budget and letting
+// a table's attachments go if the table fits only without them.
+func (p *packer) place(u unit) {
+	n := p.tokens(u.start, u.end)
+	switch {
+	case n <= p.max:
+		p.add(u)
+	case !u.table:
+		p.splitParagraph(u)
+	default:
+		p.placeTable(u)
+	}
+}
+
+// placeTable places table unit u, which with its attachments is over the
+// budget. It drops the attachments in the order intro, notes, caption until
+// what remains fits; the dropped paragraphs are placed as plain units, in
+// text order. A table over the budget on its own is cut (splitTable).
+func (p *packer) placeTable(u unit) {
+	ps := p.paras
+	capStart := ps[u.body].start
+	if u.caption >= 0 {
+		capStart = ps[u.caption].start
+	}
+	bodyEnd := ps[u.body].end
+	release := func(from, to int) { // the paragraphs ps[from:to], as plain units
+		for k := from; k < to; k++ {
+			p.place(plain(ps[k]))
+		}
+	}
+	intro := func() {
+		if u.intro >= 0 {
+			release(u.intro, u.intro+1)
+		}
+	}
+	core := u
+	core.intro = -1
+	switch {
+	case p.tokens(capStart, u.end) <= p.max:
+		intro()
+		core.start = capStart
+		p.add(core)
+	case p.tokens(capStart, bodyEnd) <= p.max:
+		intro()
+		core.start, core.end, core.last = capStart, bodyEnd, u.body
+		p.add(core)
+		release(u.body+1, u.last+1)
+	case p.tokens(ps[u.body].start, bodyEnd) <= p.max:
+		intro()
+		if u.caption >= 0 {
+			release(u.caption, u.caption+1)
+		}
+		core.caption = -1
+		core.start, core.end, core.last = ps[u.body].start, bodyEnd, u.body
+		p.add(core)
+		release(u.body+1, u.last+1)
+	default:
+		p.splitTable(u)
+	}
 }
 
 // paragraph is a run of non-blank lines.
@@ -97,12 +154,22 @@ type paragraph struct {
 	lines      []string
 }
 
-// unit is what packing moves around: a paragraph, or a table with its title
-// and notes.
+// unit is what packing moves around: a paragraph, or a table with its
+// introduction, caption and notes. For a table, the fields below index
+// paragraphs: intro and caption are -1 when absent, body is the table
+// itself, and the notes are body+1 through last.
 type unit struct {
 	start, end int
 	table      bool
 	heading    bool
+
+	intro, caption, body, last int
+}
+
+// plain is the unit of one paragraph that is not a table.
+func plain(p paragraph) unit {
+	return unit{start: p.start, end: p.end, heading: len(p.lines) == 1 && isHeading(p.lines[0]),
+		intro: -1, caption: -1, body: -1, last: -1}
 }
 
 // paragraphs splits s at blank lines. Blank lines inside a fenced code
@@ -131,29 +198,42 @@ func paragraphs(s string) []paragraph {
 	return out
 }
 
-// group turns paragraphs into units, attaching a table's title and notes.
+// group turns paragraphs into units, attaching to each table its caption,
+// its introduction and its notes. A paragraph is attached only if no other
+// table took it: notes go to the table they follow, and so are never the
+// introduction of the next one. A heading is never an introduction, and a
+// table whose caption is a heading has none, because a heading opens a
+// section rather than continuing one.
 func group(ps []paragraph) []unit {
 	var out []unit
+	// free says whether paragraph k is the last unit so far, on its own.
+	free := func(k int) bool {
+		if k < 0 || len(out) == 0 {
+			return false
+		}
+		last := out[len(out)-1]
+		return !last.table && last.start == ps[k].start
+	}
 	for i := 0; i < len(ps); i++ {
-		p := ps[i]
-		u := unit{start: p.start, end: p.end, heading: len(p.lines) == 1 && isHeading(p.lines[0])}
-		if !isTable(p.lines) {
-			out = append(out, u)
+		if !isTable(ps[i].lines) {
+			out = append(out, plain(ps[i]))
 			continue
 		}
-		u.table = true
-		u.heading = false
-		if i > 0 && len(out) > 0 {
-			prev := ps[i-1]
-			last := out[len(out)-1]
-			if !last.table && last.start == prev.start && isTitle(prev.lines) {
-				u.start = last.start
-				out = out[:len(out)-1]
-			}
+		u := unit{start: ps[i].start, end: ps[i].end, table: true, intro: -1, caption: -1, body: i, last: i}
+		first := i
+		if free(i-1) && isTitle(ps[i-1].lines) {
+			u.caption, first = i-1, i-1
+			out = out[:len(out)-1]
 		}
+		headed := u.caption >= 0 && isHeading(ps[u.caption].lines[0])
+		if !headed && free(first-1) && !out[len(out)-1].heading {
+			u.intro, first = first-1, first-1
+			out = out[:len(out)-1]
+		}
+		u.start = ps[first].start
 		for i+1 < len(ps) && isNote(ps[i+1].lines) {
 			i++
-			u.end = ps[i].end
+			u.end, u.last = ps[i].end, i
 		}
 		out = append(out, u)
 	}
@@ -198,7 +278,9 @@ func isHeading(line string) bool {
 }
 
 // isTitle says whether a one-line paragraph reads as a table caption rather
-// than as prose that merely precedes the table.
+// than as prose that introduces the table. A line ending in ':' ("Revenue
+// by segment was as follows:") is an introduction: it is attached to the
+// table all the same, but the paragraph before it is not.
 func isTitle(lines []string) bool {
 	if len(lines) != 1 {
 		return false
@@ -211,12 +293,11 @@ func isTitle(lines []string) bool {
 	switch {
 	case isHeading(t),
 		strings.HasPrefix(lower, "table"), strings.HasPrefix(lower, "exhibit"), strings.HasPrefix(lower, "figure"),
-		strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**"),
-		strings.HasSuffix(t, ":"):
+		strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**"):
 		return true
 	}
 	// A caption usually has no sentence-final punctuation.
-	return !strings.ContainsAny(t[len(t)-1:], ".!?")
+	return !strings.ContainsAny(t[len(t)-1:], ".!?:")
 }
 
 // isNote says whether a paragraph right after a table explains it.
@@ -241,6 +322,7 @@ func isNote(lines []string) bool {
 type packer struct {
 	text   string
 	max    int
+	paras  []paragraph // the paragraphs of text, which table units index
 	cur    []unit
 	est    int // estimated tokens of cur: units plus separators
 	pieces []Piece
@@ -328,7 +410,7 @@ func (p *packer) flush(keepHeading bool) {
 		n--
 		exact = p.spanTokens(p.cur[:n])
 	}
-	p.emitCounted(p.cur[:n], KindText, exact)
+	p.emitCounted(p.cur[:n], exact)
 	rest := append([]unit(nil), p.cur[n:]...)
 	p.cur, p.est = nil, 0
 	for _, u := range rest {
@@ -348,7 +430,12 @@ func (p *packer) flushAll() {
 
 // emitCounted appends a piece whose exact token count is already known, so
 // that no piece is encoded twice (BPE encoding dominates the cost of Split).
-func (p *packer) emitCounted(us []unit, kind string, tokens int) {
+// The piece is of kind table if one of its units is a table.
+func (p *packer) emitCounted(us []unit, tokens int) {
 	start, end := us[0].start, us[len(us)-1].end
+	kind := KindText
+	if slices.ContainsFunc(us, func(u unit) bool { return u.table }) {
+		kind = KindTable
+	}
 	p.pieces = append(p.pieces, Piece{Text: p.text[start:end], Start: start, End: end, Tokens: tokens, Kind: kind})
 }

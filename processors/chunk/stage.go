@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -12,36 +14,167 @@ import (
 // StageName is the name of the chunking stage (robustream run --stages chunk).
 const StageName = "chunk"
 
-// Config configures the chunking stage.
+// Chunking profiles (Config.Profile).
+const (
+	// ProfileRARE packs whole paragraphs, and tables with their caption,
+	// introduction and notes, up to a budget of about 600 tokens (Split).
+	ProfileRARE = "rare"
+	// ProfileGRADE cuts 128-256-token windows, consecutive ones sharing 50
+	// tokens (SplitWindows).
+	ProfileGRADE = "grade"
+)
+
+// Config configures the chunking stage (stages.chunk). Profile and the
+// sizes apply to every document, except those whose DocumentVersion.Source
+// has an entry in Sources.
 type Config struct {
-	// MaxTokens is the token budget of a piece; 0 means DefaultMaxTokens (the
-	// RARE profile, RARE §4.1). It is a hard cap: a paragraph or table over
-	// it is cut (see Split), and the chunk records the cut in Split.
-	MaxTokens int `yaml:"max_tokens" help:"token cap of a chunk (0: 600, the RARE profile)"`
+	// Profile is ProfileRARE (the default, also for "") or ProfileGRADE.
+	Profile string `yaml:"profile" help:"chunking profile: rare (whole paragraphs and tables, ~600 tokens) or grade (128-256-token windows overlapping by 50 tokens)"`
+	// MaxTokens is the token budget of a piece; 0 means the profile's
+	// default: DefaultMaxTokens for rare, GradeMaxTokens for grade. It is a
+	// hard cap: a paragraph or table over it is cut (see Split), and the
+	// chunk records the cut in Split.
+	MaxTokens int `yaml:"max_tokens" help:"token cap of a chunk (0: the profile's, 600 for rare, 256 for grade)"`
+	// MinTokens is the smallest window of the grade profile (0: 128).
+	MinTokens int `yaml:"min_tokens" help:"grade profile: fewest tokens of a window but the last (0: 128)"`
+	// OverlapTokens is how many tokens consecutive windows of the grade
+	// profile share (0: 50).
+	OverlapTokens int `yaml:"overlap_tokens" help:"grade profile: tokens consecutive windows share (0: 50)"`
+	// Sources overrides the settings above for the documents of one source,
+	// keyed by DocumentVersion.Source.
+	Sources map[string]SourceConfig `yaml:"sources" help:"per-source overrides keyed by the document's source, e.g. {rss: {profile: grade}}"`
+}
+
+// SourceConfig is an entry of Config.Sources. A field left zero keeps the
+// top-level value, unless the entry changes the profile: then the sizes it
+// leaves zero take the new profile's defaults, since a RARE budget means
+// nothing as a GRADE window and the other way round.
+type SourceConfig struct {
+	Profile       string `yaml:"profile"`
+	MaxTokens     int    `yaml:"max_tokens"`
+	MinTokens     int    `yaml:"min_tokens"`
+	OverlapTokens int    `yaml:"overlap_tokens"`
+}
+
+// params is a resolved profile: its name and its sizes, defaults applied.
+type params struct {
+	profile           string
+	max, min, overlap int
+}
+
+// split cuts text according to the profile.
+func (p params) split(text string) []Piece {
+	if p.profile == ProfileGRADE {
+		return SplitWindows(text, p.min, p.max, p.overlap)
+	}
+	return Split(text, p.max)
+}
+
+// resolve applies defaults to a profile's settings and validates them;
+// path prefixes the keys in errors ("" at the top level).
+func resolve(sc SourceConfig, path string) (params, error) {
+	p := params{profile: sc.Profile, max: sc.MaxTokens, min: sc.MinTokens, overlap: sc.OverlapTokens}
+	key := func(k string) string { return path + k }
+	if p.profile == "" {
+		p.profile = ProfileRARE
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max_tokens", p.max}, {"min_tokens", p.min}, {"overlap_tokens", p.overlap}} {
+		if f.v < 0 {
+			return p, fmt.Errorf("%s must be >= 0, got %d", key(f.name), f.v)
+		}
+	}
+	switch p.profile {
+	case ProfileRARE:
+		if p.min != 0 {
+			return p, fmt.Errorf("%s: only the grade profile takes it (profile is rare)", key("min_tokens"))
+		}
+		if p.overlap != 0 {
+			return p, fmt.Errorf("%s: only the grade profile takes it (profile is rare)", key("overlap_tokens"))
+		}
+		if p.max == 0 {
+			p.max = DefaultMaxTokens
+		}
+	case ProfileGRADE:
+		if p.max == 0 {
+			p.max = GradeMaxTokens
+		}
+		if p.min == 0 {
+			p.min = min(GradeMinTokens, p.max)
+		}
+		if p.overlap == 0 {
+			p.overlap = GradeOverlapTokens
+		}
+		if p.min > p.max {
+			return p, fmt.Errorf("%s (%d) must not exceed max_tokens (%d)", key("min_tokens"), p.min, p.max)
+		}
+		if 2*p.overlap > p.min {
+			return p, fmt.Errorf("%s (%d) must be at most half of min_tokens (%d)", key("overlap_tokens"), p.overlap, p.min)
+		}
+	default:
+		return p, fmt.Errorf("%s: unknown profile %q (want %q or %q)", key("profile"), p.profile, ProfileRARE, ProfileGRADE)
+	}
+	return p, nil
 }
 
 // Stage is the "chunk" processor: one DocumentVersion from rs.documents in,
 // its Chunks to rs.chunks out, keyed by doc_id so a document's chunks stay in
 // one partition.
 type Stage struct {
-	cfg Config
+	cfg     Config
+	base    params
+	sources map[string]params
 }
 
 var _ streams.Processor = (*Stage)(nil)
 
 // NewStage applies defaults, validates cfg and loads the tokenizer, so that a
-// broken vocabulary fails at start rather than on the first message.
+// broken vocabulary fails at start rather than on the first message. An
+// error names the offending key, relative to stages.chunk
+// ("sources.rss.profile: unknown profile …").
 func NewStage(cfg Config) (*Stage, error) {
-	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("chunk: max_tokens must be >= 0, got %d", cfg.MaxTokens)
+	top := SourceConfig{Profile: cfg.Profile, MaxTokens: cfg.MaxTokens, MinTokens: cfg.MinTokens, OverlapTokens: cfg.OverlapTokens}
+	base, err := resolve(top, "")
+	if err != nil {
+		return nil, fmt.Errorf("chunk: %w", err)
 	}
-	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = DefaultMaxTokens
+	s := &Stage{cfg: cfg, base: base, sources: make(map[string]params, len(cfg.Sources))}
+	// Sorted, so that the first error reported does not depend on map order.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
+		sc := cfg.Sources[name]
+		eff := top
+		if sc.Profile != "" && sc.Profile != base.profile {
+			eff = SourceConfig{Profile: sc.Profile}
+		}
+		if sc.MaxTokens != 0 {
+			eff.MaxTokens = sc.MaxTokens
+		}
+		if sc.MinTokens != 0 {
+			eff.MinTokens = sc.MinTokens
+		}
+		if sc.OverlapTokens != 0 {
+			eff.OverlapTokens = sc.OverlapTokens
+		}
+		p, err := resolve(eff, "sources."+name+".")
+		if err != nil {
+			return nil, fmt.Errorf("chunk: %w", err)
+		}
+		s.sources[name] = p
 	}
 	if _, err := vocabulary(); err != nil {
 		return nil, fmt.Errorf("chunk: %w", err)
 	}
-	return &Stage{cfg: cfg}, nil
+	return s, nil
+}
+
+// paramsFor returns the profile documents of source use.
+func (s *Stage) paramsFor(source string) params {
+	if p, ok := s.sources[source]; ok {
+		return p
+	}
+	return s.base
 }
 
 // Name implements streams.Processor.
@@ -66,7 +199,16 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	}
 	var out []streams.Record
 	seen := make(map[string]bool)
-	for i, p := range Split(d.Text, s.cfg.MaxTokens) {
+	pieces := s.paramsFor(d.Source).split(d.Text)
+	unique := 0
+	for _, p := range pieces {
+		if id := schemas.ID(d.DocID, p.Text); !seen[id] {
+			seen[id] = true
+			unique++
+		}
+	}
+	clear(seen)
+	for i, p := range pieces {
 		id := schemas.ID(d.DocID, p.Text)
 		if seen[id] {
 			// A repeated paragraph (a boilerplate footer) would get the same
@@ -79,6 +221,7 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 			DocID:       d.DocID,
 			DocVersion:  d.Version,
 			Ordinal:     uint32(i),
+			Chunks:      uint32(unique),
 			Text:        p.Text,
 			Tokens:      uint32(p.Tokens),
 			Kind:        p.Kind,

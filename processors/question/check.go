@@ -97,12 +97,6 @@ const (
 // whether all passed. The answer must occur in every ground-truth chunk it
 // cites.
 func Checks(question, head, answer string, chunks []string) (map[string]float64, bool) {
-	score := func(ok bool) float64 {
-		if ok {
-			return 1
-		}
-		return 0
-	}
 	inChunks := len(chunks) > 0
 	for _, c := range chunks {
 		inChunks = inChunks && AnswerInText(answer, c)
@@ -112,8 +106,8 @@ func Checks(question, head, answer string, chunks []string) (map[string]float64,
 		CheckAnswerInChunk:       score(inChunks),
 		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
-		CheckSubjectNamed:        score(SubjectNamed(head)),
-		CheckAnswerWhole:         score(AnswerWhole(answer)),
+		CheckSubjectNamed:        score(SubjectNamed(head) && questionNamed(question)),
+		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
 	}
 	for _, v := range s {
 		if v == 0 {

@@ -29,8 +29,10 @@ type Edge struct {
 	DocVersion                 uint32
 	PublishedAt                time.Time
 	// rel is the normalized relation (lemmas, no auxiliaries); h and t the
-	// entity keys of head and tail before alias resolution.
-	rel, h, t string
+	// entity keys of head and tail before alias resolution; period the time
+	// the fact belongs to (the sentence's time expression, else the month of
+	// publication): facts of different periods do not conflict.
+	rel, h, t, period string
 }
 
 // EdgeOf returns the edge of a triplet.
@@ -38,7 +40,18 @@ func EdgeOf(t *schemas.Triplet) *Edge {
 	return &Edge{ID: EdgeKey(t), TripletID: t.TripletID, Head: t.Head, Relation: t.Relation, Tail: t.Tail, Kind: t.Kind,
 		Sentence: t.SourceSentence, ChunkID: t.ChunkID, DocID: t.DocID, Domain: t.Domain,
 		DocVersion: t.DocVersion, PublishedAt: t.PublishedAt,
-		rel: RelationKey(t.Relation), h: EntityKey(t.Head), t: EntityKey(t.Tail)}
+		rel: RelationKey(t.Relation), h: EntityKey(t.Head), t: EntityKey(t.Tail), period: periodKey(t)}
+}
+
+// periodKey is the period a triplet's fact belongs to.
+func periodKey(t *schemas.Triplet) string {
+	if a := anchor(t.Head, t.Tail, t.SourceSentence); a != "" {
+		return strings.ToLower(a)
+	}
+	if t.PublishedAt.IsZero() {
+		return ""
+	}
+	return t.PublishedAt.Format("2006-01")
 }
 
 // EdgeKey is the identity of a triplet's fact in the graph.
@@ -354,24 +367,39 @@ func (g *Graph) hub(n string, lim PatternLimits) bool { return g.degree(n) > lim
 func (g *Graph) head(e *Edge) string { return g.find(e.h) }
 func (g *Graph) tail(e *Edge) string { return g.find(e.t) }
 
-// tails returns the distinct canonical tails of relation rel from n.
-func (g *Graph) tails(n, rel string) map[string]bool {
+// tails returns the distinct canonical tails of relation rel from n in a
+// period.
+func (g *Graph) tails(n, rel, period string) map[string]bool {
 	out := map[string]bool{}
-	for _, h := range g.outOf(n) {
-		if h.e.rel == rel {
-			out[g.tail(h.e)] = true
+	g.each(g.out, n, func(e *Edge) {
+		if e.rel == rel && e.period == period {
+			out[g.tail(e)] = true
 		}
-	}
+	})
 	return out
 }
 
-// heads returns the distinct canonical heads of relation rel into n.
-func (g *Graph) heads(n, rel string) map[string]bool {
+// heads returns the distinct canonical heads of relation rel into n in a
+// period.
+func (g *Graph) heads(n, rel, period string) map[string]bool {
 	out := map[string]bool{}
-	for _, h := range g.inOf(n) {
-		if h.e.rel == rel {
-			out[g.head(h.e)] = true
+	g.each(g.in, n, func(e *Edge) {
+		if e.rel == rel && e.period == period {
+			out[g.head(e)] = true
+		}
+	})
+	return out
+}
+
+// each calls fn for the edges of n and of its context-equivalent entities,
+// in no particular order (for checks whose result does not depend on it).
+func (g *Graph) each(adj map[string]map[string]*Edge, n string, fn func(*Edge)) {
+	for _, e := range adj[n] {
+		fn(e)
+	}
+	for l := range g.links[n] {
+		for _, e := range adj[l] {
+			fn(e)
 		}
 	}
-	return out
 }

@@ -1,6 +1,7 @@
 package question
 
 import (
+	"log/slog"
 	"maps"
 	"slices"
 	"sort"
@@ -35,6 +36,8 @@ type Knowledge struct {
 	// Rejected counts, by reason, the instances turned down.
 	Rejected map[string]int64
 	now      func() time.Time
+	llm      *llmQA
+	log      *slog.Logger
 }
 
 type asked struct {
@@ -68,6 +71,15 @@ func NewKnowledge(lim PatternLimits) *Knowledge {
 	return &Knowledge{g: NewGraph(), lim: lim.withDefaults(), valid: map[string]map[string]*asked{},
 		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
 		Rejected: map[string]int64{}, now: func() time.Time { return time.Now().UTC() }}
+}
+
+// SetLLM makes the generator write the questions (writer) and score them
+// (scorer); either may be nil. log receives the calls that failed.
+func (k *Knowledge) SetLLM(writer *LLMWriter, scorer *LLMScorer, log *slog.Logger) {
+	k.llm, k.log = nil, log
+	if writer != nil || scorer != nil {
+		k.llm = &llmQA{writer: writer, scorer: scorer, attempts: 4, backoff: 250 * time.Millisecond, timeout: 2 * time.Minute}
+	}
 }
 
 // Graph returns the graph.
@@ -265,7 +277,7 @@ func (k *Knowledge) settle(groups map[string]bool, quiet bool) Change {
 	for _, group := range slices.Sorted(maps.Keys(groups)) {
 		ids := slices.Sorted(maps.Keys(k.valid[group]))
 		want := map[string]bool{}
-		for _, id := range ids[:min(len(ids), k.lim.PerDocument)] {
+		for _, id := range ids[:min(len(ids), k.lim.capOf(group))] {
 			want[id] = true
 		}
 		for _, id := range slices.Sorted(maps.Keys(k.byGroup[group])) {
@@ -387,13 +399,17 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	if in.Pattern == schemas.PatternSingle {
 		e := in.Edges[0]
 		q, reason := Build(e.triplet(k.g.Chunk(e.ChunkID)))
-		if q != nil {
-			q.ProducedAt = time.Time{}
-			q.Meta = schemas.Meta{}
-			q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
-			schemas.Stamp(q, q.QuestionID, e.TripletID)
+		if q == nil {
+			return nil, reason
 		}
-		return q, reason
+		if q, reason = k.rewrite(in, q, e.Head); q == nil {
+			return nil, reason
+		}
+		q.ProducedAt = time.Time{}
+		q.Meta = schemas.Meta{}
+		q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
+		schemas.Stamp(q, q.QuestionID, e.TripletID)
+		return q, ""
 	}
 	text, answer, ok := k.g.Write(in)
 	if !ok {
@@ -445,7 +461,11 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 		QAScores: scores, DR: Difficulty(text, chunks), SimFunc: SimLexicalCosine, Generator: GeneratorTemplate,
 		DocID: ae.DocID, Domain: ae.Domain, PublishedAt: ae.PublishedAt,
 	}
-	q.QuestionID = schemas.ID(in.ID(), text, answer)
+	var reason string
+	if q, reason = k.rewrite(in, q, named); q == nil {
+		return nil, reason
+	}
+	q.QuestionID = schemas.ID(in.ID(), q.Question, answer)
 	schemas.Stamp(q, q.QuestionID, triplets...)
 	return q, ""
 }

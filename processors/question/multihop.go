@@ -154,7 +154,7 @@ func (g *Graph) askTail(subject string, e *Edge) (string, bool) {
 	if e.Kind == "copula" || weakVerb(rel) {
 		return "", false // "What was the company that …?" asks for a description
 	}
-	return Single(subject, e.Relation, e.Tail, e.Sentence, e.PublishedAt)
+	return SingleFor(e.Kind, subject, e.Relation, e.Tail, e.Sentence, g.Chunk(e.ChunkID), e.PublishedAt)
 }
 
 // askHead writes the question whose answer is e's head, with object the
@@ -221,6 +221,11 @@ func (g *Graph) Write(in *Instance) (question, answer string, ok bool) {
 		}
 		last := es[len(es)-1]
 		q, ok := g.askTail(subject, last)
+		if strings.Count(q, " that ") > 2 {
+			// Three relative clauses deep no one reads it: longer paths
+			// need the LLM writer.
+			return "", "", false
+		}
 		return q, last.Tail, ok
 	case schemas.PatternStar:
 		d, ok := g.describeHead(es[0])

@@ -54,6 +54,10 @@ type PatternLimits struct {
 	// one document. The kept ones are those of smallest id, so the set does
 	// not depend on the order documents arrive in.
 	PerDocument int `yaml:"per_document" help:"most questions per pattern and document"`
+	// PerFact caps the multi-hop questions of one pattern that ask one
+	// fact (its answer), so a fact with many neighbours does not fill the
+	// set with near-identical questions.
+	PerFact int `yaml:"per_fact" help:"most multi-hop questions per pattern that ask one fact"`
 	// SingleHop: "unique" asks a single-hop question about a fact when its
 	// head has no other tail for the relation (one answer); "rare" adds
 	// RARE §4.3's degree constraints (head: out 1, in 0; tail: in 1, out
@@ -71,14 +75,24 @@ func (l PatternLimits) withDefaults() PatternLimits {
 	if l.PerDocument == 0 {
 		l.PerDocument = 50
 	}
+	if l.PerFact == 0 {
+		l.PerFact = 2
+	}
 	if l.SingleHop == "" {
 		l.SingleHop = "unique"
 	}
 	return l
 }
 
-// maxPathsPerEdge bounds the paths enumerated through one new edge.
-const maxPathsPerEdge = 400
+// maxPathsPerEdge bounds the paths enumerated through one new edge, and
+// maxWalks the partial paths on either side of it: the work per new edge
+// stays bounded however dense the graph around it is. Walks follow edges
+// in id order, so the bound keeps the same paths whatever the arrival
+// order.
+const (
+	maxPathsPerEdge = 200
+	maxWalks        = 64
+)
 
 // Around returns every pattern instance that contains edge e. The caller
 // validates each (Valid).
@@ -149,6 +163,9 @@ func (g *Graph) walk(n string, lim PatternLimits, depth int, forward bool, seen 
 		next = g.outOf(n)
 	}
 	for _, x := range next {
+		if len(out) >= maxWalks {
+			break
+		}
 		m := g.head(x.e)
 		if forward {
 			m = g.tail(x.e)
@@ -158,6 +175,9 @@ func (g *Graph) walk(n string, lim PatternLimits, depth int, forward bool, seen 
 		}
 		seen[m] = true
 		for _, w := range g.walk(m, lim, depth-1, forward, seen) {
+			if len(out) >= maxWalks {
+				break
+			}
 			out = append(out, walked{edges: append([]*Edge{x.e}, w.edges...), nodes: append([]string{m}, w.nodes...),
 				repaired: x.repaired || w.repaired})
 		}
@@ -195,7 +215,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 			return RejectStale
 		}
 	}
-	unique := func(e *Edge) bool { return len(g.tails(g.head(e), e.rel)) == 1 }
+	unique := func(e *Edge) bool { return len(g.tails(g.head(e), e.rel, e.period)) == 1 }
 	switch in.Pattern {
 	case schemas.PatternSingle:
 		e := in.Edges[0]
@@ -241,7 +261,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 	case schemas.PatternStar:
 		id, ask := in.Edges[0], in.Edges[1]
 		a := g.head(id)
-		if id.rel == ask.rel || len(g.heads(g.tail(id), id.rel)) != 1 || !unique(ask) || a == "" {
+		if id.rel == ask.rel || len(g.heads(g.tail(id), id.rel, id.period)) != 1 || !unique(ask) || a == "" {
 			return RejectAmbiguous
 		}
 	case schemas.PatternInvertedStar:
@@ -250,7 +270,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		if g.head(id) == g.head(ask) || g.links[g.head(id)][g.head(ask)] || !unique(id) {
 			return RejectAmbiguous
 		}
-		others := g.heads(c, ask.rel)
+		others := g.heads(c, ask.rel, ask.period)
 		delete(others, g.head(id))
 		if len(others) != 1 {
 			return RejectAmbiguous
@@ -278,11 +298,22 @@ func docOf(in *Instance) string {
 	return e.DocID
 }
 
-func capKey(in *Instance) string { return docOf(in) + "\x00" + in.Pattern }
+// capKey is the cap group of an instance: its document and pattern, and
+// for a multi-hop pattern the fact it asks.
+func capKey(in *Instance) string {
+	if in.Pattern == schemas.PatternSingle {
+		return docOf(in) + "\x00" + in.Pattern
+	}
+	e, _ := in.Answer()
+	return docOf(in) + "\x00" + in.Pattern + "\x00" + e.ID
+}
 
-func splitCapKey(k string) (doc, pattern string) {
-	doc, pattern, _ = strings.Cut(k, "\x00")
-	return doc, pattern
+// capOf returns the cap of a group.
+func (l PatternLimits) capOf(group string) int {
+	if strings.Count(group, "\x00") > 1 {
+		return l.PerFact
+	}
+	return l.PerDocument
 }
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }

@@ -6,13 +6,14 @@ import (
 	"github.com/robustream/robustream/schemas"
 )
 
-// Build turns a triplet into its single-hop question, stamped and scored,
+// Build turns a triplet into its single-hop question (SingleFor, by the
+// triplet's Kind), stamped and scored,
 // or returns nil and why: RejectNoTemplate, or the first rule check (in
 // Reasons order) the question failed. The answer is the triplet's tail with
 // its white space collapsed: a line wrapped in the source is one line in a
 // question's answer.
 func Build(t *schemas.Triplet) (*schemas.Question, string) {
-	text, ok := Single(t.Head, t.Relation, t.Tail, t.SourceSentence, t.PublishedAt)
+	text, ok := SingleFor(t.Kind, t.Head, t.Relation, t.Tail, t.SourceSentence, t.ChunkText, t.PublishedAt)
 	if !ok {
 		return nil, RejectNoTemplate
 	}

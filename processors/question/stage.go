@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -24,6 +26,15 @@ const GeneratorTemplate = "template"
 type Config struct {
 	// Patterns bounds pattern enumeration and sets the single-hop rule.
 	Patterns PatternLimits `yaml:"patterns"`
+	// Writer is "template" (the default, offline) or "llm": the generator
+	// of models.yaml phrases each question with a prompt for its pattern,
+	// the template's question standing in when its reply is unusable.
+	Writer string `yaml:"writer" help:"who phrases questions: template (offline) or llm (the generator of models.yaml)"`
+	// LLMChecks scores every question with the generator (reasonableness,
+	// clarity, correctness on 1–5) and keeps those above 3 on all three.
+	LLMChecks bool `yaml:"llm_checks" help:"score questions with the generator and keep those above 3 on all checks"`
+	// Logger receives warnings (a missing generator, failed LLM calls).
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Validate reports every error of the configuration.
@@ -35,6 +46,9 @@ func (c Config) Validate() error {
 	}
 	if l.HubDegree < 0 || l.PerDocument < 0 {
 		errs = append(errs, errors.New("stages.questions.patterns: hub_degree and per_document must be >= 0"))
+	}
+	if c.Writer != "" && c.Writer != GeneratorTemplate && c.Writer != GeneratorLLM {
+		errs = append(errs, fmt.Errorf("stages.questions.writer: %q is neither template nor llm", c.Writer))
 	}
 	if l.SingleHop != "" && l.SingleHop != "unique" && l.SingleHop != "rare" {
 		errs = append(errs, fmt.Errorf("stages.questions.patterns.single_hop: %q is neither unique nor rare", l.SingleHop))
@@ -57,8 +71,9 @@ type Stage struct {
 	cfg   Config
 	state *streams.State
 
-	mu sync.Mutex
-	k  *Knowledge
+	mu  sync.Mutex
+	k   *Knowledge
+	gen provider.Generator
 }
 
 var _ streams.Processor = (*Stage)(nil)
@@ -69,7 +84,7 @@ const RejectNoTemplate = "no_template"
 // Reasons lists every reason a pattern instance can be turned down for.
 var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
 	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole, RejectAmbiguous, RejectOneChunk,
-	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed}
+	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectLLMWriter, RejectLLMScore, RejectLLMScorer}
 
 // NewStage returns the question stage; state may be nil (nothing
 // persisted: tests and benchmarks).
@@ -78,6 +93,38 @@ func NewStage(cfg Config, state *streams.State) (*Stage, error) {
 		return nil, err
 	}
 	return &Stage{cfg: cfg, state: state, k: NewKnowledge(cfg.Patterns)}, nil
+}
+
+// SetGenerator gives the stage the generator LLM of models.yaml, for the
+// writer and the QA scores when the configuration asks for them.
+func (s *Stage) SetGenerator(g provider.Generator) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen = g
+	s.applyLLM()
+}
+
+func (s *Stage) applyLLM() {
+	var w *LLMWriter
+	var sc *LLMScorer
+	if s.gen != nil && s.cfg.Writer == GeneratorLLM {
+		w = NewLLMWriter(s.gen)
+	}
+	if s.gen != nil && s.cfg.LLMChecks {
+		sc = NewLLMScorer(s.gen)
+	}
+	s.k.SetLLM(w, sc, s.cfg.Logger)
+}
+
+// Degraded says what the configuration asks of the generator that the
+// stage cannot do without one ("" when nothing).
+func (s *Stage) Degraded() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen == nil && (s.cfg.Writer == GeneratorLLM || s.cfg.LLMChecks) {
+		return "stages.questions asks for the LLM writer or checks, but models.yaml has no generator: template questions, rule checks only"
+	}
+	return ""
 }
 
 // Name implements streams.Processor.
@@ -142,6 +189,7 @@ func (s *Stage) Restored(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.k = NewKnowledge(s.cfg.Patterns)
+	s.applyLLM()
 	if s.state == nil {
 		return nil
 	}

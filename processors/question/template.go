@@ -35,7 +35,12 @@ var irregular = map[string]string{"rose": "rise", "fell": "fall", "grew": "grow"
 	"gave": "give", "got": "get", "held": "hold", "brought": "bring", "began": "begin", "drove": "drive",
 	"totalled": "total", "named": "name", "declined": "decline", "teamed": "team", "hired": "hire",
 	"edged": "edge", "combined": "combine", "opened": "open", "lowered": "lower", "delivered": "deliver",
-	"entered": "enter", "partnered": "partner", "widened": "widen"}
+	"entered": "enter", "partnered": "partner", "widened": "widen", "went": "go",
+	"joined": "join", "visited": "visit", "ordered": "order", "awarded": "award", "founded": "found",
+	"co-founded": "co-found", "signed": "sign", "supplied": "supply", "left": "leave", "met": "meet",
+	"chose": "choose", "saw": "see", "wrote": "write", "grown": "grow", "risen": "rise", "fallen": "fall",
+	"chaired": "chair", "earned": "earn", "fitted": "fit", "moved": "move", "placed": "place",
+	"recorded": "record", "handled": "handle", "launched": "launch"}
 
 // appointing lemmas take a person as object.
 var appointing = map[string]bool{"appoint": true, "hire": true, "name": true, "elect": true, "promote": true}
@@ -89,6 +94,9 @@ func regularPast(v string) string {
 	n := len(s)
 	if n >= 3 && s[n-1] == s[n-2] && strings.IndexByte("bdgmnpt", s[n-1]) >= 0 {
 		return s[:n-1]
+	}
+	if n >= 3 && s[n-1] == 'l' && strings.IndexByte("bdgkptz", s[n-2]) >= 0 {
+		return s + "e" // "handled" → "handle", "settled" → "settle"
 	}
 	switch {
 	case strings.HasSuffix(s, "c"), strings.HasSuffix(s, "v"), strings.HasSuffix(s, "z"), strings.HasSuffix(s, "u"),
@@ -228,7 +236,7 @@ func looksLikePerson(s string) bool {
 	return true
 }
 
-var countRe = regexp.MustCompile(`^(?:\d{1,3}(?:,\d{3})+|\d+)\s+((?:[a-z][a-z-]*)(?:\s+[a-z][a-z-]*){0,3})$`)
+var countRe = regexp.MustCompile(`^(?:\d{1,3}(?:,\d{3})+|\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+((?:[A-Za-z0-9][A-Za-z0-9-]*\s+){0,3}[a-z][a-z-]*)$`)
 
 // notCounted are words after a number that make it an amount, not a count.
 var notCounted = map[string]bool{"percent": true, "per": true, "million": true, "billion": true,
@@ -283,7 +291,7 @@ var roleStops = map[string]bool{"in": true, "on": true, "at": true, "from": true
 	"after": true, "with": true, "replacing": true, "and": true, "following": true, "during": true}
 
 var (
-	anchorRe = regexp.MustCompile(`(?i)\b(?:in|during|at the end of|by the end of|as of|for)\s+(?:the\s+(?:first|second|third|fourth)\s+quarter\s+of\s+\d{4}|Q[1-4]\s+\d{4}|(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}|(?:fiscal\s+)?\d{4})\b`)
+	anchorRe = regexp.MustCompile(`(?i)\b(?:in|during|at the end of|by the end of|as of|for|on)\s+(?:the\s+(?:first|second|third|fourth)\s+quarter\s+of\s+\d{4}|Q[1-4]\s+\d{4}|(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}|(?:fiscal\s+)?(?:19|20)\d{2})\b`)
 	yearRe   = regexp.MustCompile(`\b(?:19|20)\d{2}\b`)
 )
 
@@ -297,6 +305,9 @@ func anchor(head, tail, sentence string) string {
 	for _, m := range anchorRe.FindAllStringIndex(sentence, -1) {
 		if ti >= 0 && m[0] < ti+len(tail) && ti < m[1] {
 			continue
+		}
+		if ti >= 0 && m[0] > ti && strings.ContainsAny(sentence[ti+len(tail):m[0]], ",;") {
+			break // "…, an increase on the 91,200 TEU recorded in 2024": another clause's time
 		}
 		a := sentence[m[0]:m[1]]
 		r, n := utf8.DecodeRuneInString(a)

@@ -1,8 +1,13 @@
 package question
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"unicode"
+
+	"github.com/jdkato/prose/v3/tag"
+	"github.com/jdkato/prose/v3/tokenize"
 )
 
 // Checks that a person would make of a question before asking it
@@ -27,7 +32,7 @@ define deprecate disable document drop enable encode ensure expose extend fix ha
 improve include install introduce keep let make mark merge move note optimize prefer prevent print refactor
 reject remove rename reorder replace report require reset resolve restore return reuse revert rewrite run
 see set show simplify skip sort speed split start stop support switch teach tell treat try turn update
-upgrade use validate warn`)
+upgrade use validate warn convert create delete generate load parse pass read write respect honor honour detect`)
 
 // pronouns and function words never name what a question is about.
 var unnamed = toSet(`it its this that these those they them he she we you i there here which who what
@@ -113,4 +118,189 @@ func isCapitalized(s string) bool {
 		return unicode.IsUpper(r) || unicode.IsDigit(r)
 	}
 	return false
+}
+
+// CheckQuestionForm: the question is one wh-, how- or which- question
+// ("What …?", "How many …?", "By how much …?", `In "Key figures", what …?`),
+// without a doubled word ("take up up"). It is scored by WellFormed; the
+// template generator writes no other shape, so Checks does not repeat it.
+const CheckQuestionForm = "question_form"
+
+// whWords open the questions the generators write.
+var whWords = toSet(`what who whom whose which where when how why`)
+
+// The tokenizer and part-of-speech tagger of prose, model embedded
+// (docs/methods.md, Triplet extraction), loaded once.
+var (
+	qTokenizer = tokenize.New()
+	qTagger    = sync.OnceValue(func() *tag.Tagger {
+		t, err := tag.New()
+		if err != nil {
+			panic("question: cannot load the part-of-speech model: " + err.Error())
+		}
+		return t
+	})
+)
+
+func tagged(s string) []tag.Token {
+	ts := qTokenizer.Tokenize(s)
+	qTagger().TagTokens(ts)
+	return ts
+}
+
+// WellFormed scores a question and its answer on the checks a person would
+// make before asking it, for any generator (single-hop templates, multi-hop
+// patterns, an LLM): CheckQuestionForm, CheckSubjectNamed (the question is
+// about something named: a proper noun or a number outside its time
+// anchor, and no pronoun or instruction where its subject stands),
+// CheckAnswerWhole (the answer is a noun phrase, number, date or amount:
+// it does not start with a preposition, conjunction, relative word, adverb
+// or finite verb, does not end with a function word, and closes its quotes
+// and brackets) and CheckAnswerNotInQuestion. Scores are 1 (pass) or 0; the
+// second result is the first check failed, in that order, or "".
+func WellFormed(question, answer string) (map[string]float64, string) {
+	s := map[string]float64{
+		CheckQuestionForm:        score(questionForm(question)),
+		CheckSubjectNamed:        score(questionNamed(question)),
+		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
+		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
+	}
+	for _, c := range []string{CheckQuestionForm, CheckSubjectNamed, CheckAnswerWhole, CheckAnswerNotInQuestion} {
+		if s[c] == 0 {
+			return s, c
+		}
+	}
+	return s, ""
+}
+
+func score(ok bool) float64 {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+// questionForm: a wh-word opens the question (after "By", "In which", or a
+// quoted source `In "…",`), it ends in one question mark, and no word is
+// doubled.
+func questionForm(q string) bool {
+	q = strings.TrimSpace(q)
+	if !strings.HasSuffix(q, "?") || strings.Count(q, "?") != 1 {
+		return false
+	}
+	w := wordsOf(q)
+	if len(w) < 3 || len(w) > 50 {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] == w[i-1] && !isDigits(w[i]) {
+			return false
+		}
+	}
+	if whWords[w[0]] {
+		return true
+	}
+	// "By how much …", "In which year …", `In "Key figures", what …`.
+	for _, x := range w[1:min(len(w), 16)] {
+		if whWords[x] {
+			return w[0] == "by" || w[0] == "in" || w[0] == "according" || w[0] == "for" || w[0] == "on"
+		}
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != ',' && r != '.' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// anchorTail strips the time anchor of a question: "as of March 2026",
+// ", as reported in April 2026".
+var anchorTail = regexp.MustCompile(`(?:,?\s+as (?:of|reported in)\s+[A-Z][a-z]+ \d{4})?\?$`)
+
+// questionNamed: after the wh-word and its auxiliary, the question names
+// something: a capitalized word that is not its first, or a number, outside
+// the time anchor; and the subject is not a pronoun or an instruction
+// ("What does Fix performance issue …", "What did To fix this create …").
+func questionNamed(q string) bool {
+	q = anchorTail.ReplaceAllString(strings.TrimSpace(q), "")
+	ts := tagged(q)
+	// Skip the wh-word and an auxiliary to find where the subject starts.
+	i := 0
+	for i < len(ts) && (whWords[strings.ToLower(ts[i].Text)] || strings.ToLower(ts[i].Text) == "by" || strings.ToLower(ts[i].Text) == "much" || strings.ToLower(ts[i].Text) == "many") {
+		i++
+	}
+	for i < len(ts) && auxiliaries[strings.ToLower(ts[i].Text)] {
+		i++
+	}
+	if i < len(ts) {
+		first := strings.ToLower(ts[i].Text)
+		if unnamed[first] || first == "to" || ts[i].Tag == "PRP" {
+			return false
+		}
+		if imperatives[first] || imperatives[strings.TrimSuffix(first, "s")] || imperatives[strings.TrimSuffix(first, "es")] {
+			if i+1 >= len(ts) || !isCapitalized(ts[i+1].Text) {
+				return false
+			}
+		}
+	}
+	for k, t := range ts {
+		if k == 0 {
+			continue
+		}
+		if isCapitalized(t.Text) && !months[strings.ToLower(t.Text)] && strings.ToLower(t.Text) != "i" {
+			return true
+		}
+	}
+	return false
+}
+
+var months = toSet(`january february march april may june july august september october november december`)
+
+// answerPhrase reads the answer's tags: it opens with no preposition,
+// conjunction, "to", relative word, adverb, modal or finite verb, and ends
+// with no preposition, conjunction, determiner or possessive pronoun.
+func answerPhrase(a string) bool {
+	ts := tagged(strings.TrimSpace(a))
+	if len(ts) == 0 {
+		return false
+	}
+	first, last := ts[0], ts[len(ts)-1]
+	if isCapitalized(first.Text) {
+		// A name or a title: its capital makes the tagger call any first
+		// word a proper noun, so the word itself is checked.
+		w := strings.ToLower(first.Text)
+		if dangling[w] || auxiliaries[w] || unnamed[w] && len(ts) > 1 {
+			return false
+		}
+	} else {
+		switch first.Tag {
+		case "IN", "CC", "TO", "WDT", "WP", "WRB", "MD", "VBZ", "VBP", "VBD", "RB", "RBR", "EX", "PRP":
+			if !(first.Tag == "IN" && isDigits(first.Text)) {
+				return false
+			}
+		}
+	}
+	if !isCapitalized(first.Text) {
+		// A finite verb the tagger reads as a plural noun when it opens
+		// the text ("supplies robots to …"): tagged after a subject, it
+		// shows.
+		if ctx := tagged("It " + strings.TrimSpace(a)); len(ctx) > 1 {
+			switch ctx[1].Tag {
+			case "VBZ", "VBD", "VBP", "MD":
+				return false
+			}
+		}
+	}
+	if len(ts) > 1 {
+		switch last.Tag {
+		case "IN", "CC", "TO", "DT", "PRP$", "WDT", "MD":
+			return false
+		}
+	}
+	return true
 }

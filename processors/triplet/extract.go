@@ -2,321 +2,847 @@ package triplet
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/robustream/robustream/processors/text"
 )
 
-// Triple is one subject–verb–object fact read from a sentence. Head, Relation
-// and Tail are verbatim substrings of Sentence.Text except that Relation is
-// lower-cased and drops adverbs and auxiliaries ("has appointed" → "appointed",
-// "rose sharply to" → "rose to").
+// badTail reports characters that no fact's value holds: layout and markup.
+func badTail(t string) bool {
+	return strings.Contains(t, "  ") || strings.ContainsAny(t, "*<>{}|=\\`") || strings.Contains(t, "-*-")
+}
+
+// Kind values of Triple (and schemas.Triplet.Kind): how a fact was stated,
+// which decides how a question about it is phrased.
+const (
+	KindVerb      = "verb"      // subject–verb–object: "Acme acquired Beta"
+	KindCopula    = "copula"    // subject–be–value: "Acme's revenue was $4.2 billion"
+	KindAttribute = "attribute" // entity, attribute, value: "Northwind's chief executive, Anna Berg"
+	KindTable     = "table"     // row entity, column header, cell of a Markdown table
+)
+
+// Triple is one fact read from a chunk. Tail is a verbatim substring of
+// Sentence.Text and Sentence.Text of the chunk; Head usually is one too, but
+// may be rebuilt ("Northwind Robotics' revenue" for a "Revenue …" sentence
+// in a report about Northwind Robotics). Relation is a lower-cased verb form
+// ("rose to", "was acquired by", "opened on") for Kind verb and copula, an
+// attribute noun phrase ("chief executive", "based in") for Kind attribute
+// and the column header for Kind table.
 type Triple struct {
 	Head, Relation, Tail string
+	Kind                 string
 	Sentence             Sentence
 }
 
-// Extract returns the triples of the declarative sentences of a chunk's
-// text, at most one per sentence (its main clause). It is the offline stand-in for the LLM
-// extractor of RARE §4.2: a rule subject–verb–object reading with a small
-// part-of-speech lexicon instead of a tagger, tuned for precision.
+// Extract returns the facts of a chunk's text: those of its declarative
+// prose sentences (one or more each), read over part-of-speech tags, and
+// those of its Markdown tables (one per non-empty cell). It is the offline
+// stand-in for the LLM extractor of RARE §4.2 and prefers precision to
+// recall: a sentence it cannot read confidently (instructions, negations,
+// modals, questions, pronoun subjects) yields nothing.
 func Extract(chunkText string) []Triple {
 	var out []Triple
-	for _, s := range Sentences(chunkText) {
-		if t, ok := readSentence(s.Text); ok {
+	sentences := Sentences(chunkText)
+	r := reader{proper: map[string]bool{}, lower: map[string]bool{}}
+	tagged := make([][]tok, len(sentences))
+	for i, s := range sentences {
+		tagged[i] = tagSentence(s.Text)
+		for k, t := range tagged[i] {
+			if k > 0 && isCapital(t.text) && tagged[i][k-1].tag != "``" && tagged[i][k-1].text != ":" {
+				r.proper[t.text] = true
+			} else if !isCapital(t.text) {
+				r.lower[t.lower] = true
+			}
+		}
+	}
+	for i, s := range sentences {
+		for _, t := range r.read(s.Text, tagged[i]) {
+			if badTail(t.Tail) || badTail(t.Head) {
+				continue
+			}
 			t.Sentence = s
 			out = append(out, t)
 		}
 	}
-	return out
+	out = append(out, tableTriples(chunkText)...)
+	return dropAmbiguous(out)
 }
 
-// word is a whitespace-separated token of a sentence.
-type word struct {
-	cs, ce int    // byte span of the core: the token without outer punctuation
-	lower  string // lower-cased core
-	comma  bool   // a comma follows the core
-	stop   bool   // a colon, semicolon, dash or closing bracket follows
-	open   bool   // the token opens a bracket or quotation
-}
-
-func words(s string) []word {
-	var out []word
-	for i := 0; i < len(s); {
-		for i < len(s) && isSpace(s[i]) {
-			i++
+// dropAmbiguous drops verb facts whose head and relation have more than one
+// tail in the chunk ("The MIPS port supports …" five processors): the
+// question about them would have more than one answer. Dated and counted
+// facts are kept when the tails agree.
+func dropAmbiguous(ts []Triple) []Triple {
+	tails := map[string]map[string]bool{}
+	key := func(t Triple) string { return t.Kind + "\x00" + t.Head + "\x00" + t.Relation }
+	for _, t := range ts {
+		if tails[key(t)] == nil {
+			tails[key(t)] = map[string]bool{}
 		}
-		j := i
-		for j < len(s) && !isSpace(s[j]) {
-			j++
+		tails[key(t)][t.Tail] = true
+	}
+	out := ts[:0]
+	for _, t := range ts {
+		if t.Kind != KindTable && len(tails[key(t)]) > 1 {
+			continue
 		}
-		if i == j {
-			break
-		}
-		cs, ce := i, j
-		for cs < ce {
-			r, n := utf8.DecodeRuneInString(s[cs:])
-			if !strings.ContainsRune("\"“‘'([*_", r) {
-				break
-			}
-			cs += n
-		}
-		for ce > cs {
-			r, n := utf8.DecodeLastRuneInString(s[cs:ce])
-			if !strings.ContainsRune(".,;:!?\"”’')]*_—–", r) {
-				break
-			}
-			ce -= n
-		}
-		core := s[cs:ce]
-		if ce < j && s[ce] == '.' && text.IsAcronym(core) {
-			ce++ // keep the final point of a dotted acronym: "U.S."
-			core = s[cs:ce]
-		}
-		trail := s[ce:j]
-		out = append(out, word{
-			cs: cs, ce: ce, lower: strings.ToLower(core),
-			comma: strings.Contains(trail, ","),
-			stop:  strings.ContainsAny(trail, ";:)]—–"),
-			open:  cs > i && strings.ContainsAny(s[i:cs], "(["),
-		})
-		i = j
+		out = append(out, t)
 	}
 	return out
 }
 
-// isLower reports whether the word starts with a lower-case letter: verbs in
-// mid-sentence do, names do not, which keeps "Sells Group" out of the verbs.
-func (w word) isLower(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s[w.cs:w.ce])
-	return unicode.IsLower(r)
+// reader reads the sentences of one chunk in order; it remembers the
+// organisation last named as a subject, which "The company" and "Revenue"
+// stand for in the sentences after it.
+type reader struct {
+	topic  string
+	proper map[string]bool // words written with a capital inside a sentence of the chunk
+	lower  map[string]bool // words written in lower case in the chunk
 }
 
-func (w word) isCapital(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s[w.cs:w.ce])
-	return unicode.IsUpper(r)
-}
-
-func (w word) hasDigit(s string) bool { return strings.IndexFunc(s[w.cs:w.ce], unicode.IsDigit) >= 0 }
-
-// readSentence finds subject, verb and object of one sentence.
-func readSentence(s string) (Triple, bool) {
-	ws := words(s)
-	if len(ws) < 3 {
-		return Triple{}, false
-	}
-	if strings.HasSuffix(strings.TrimSpace(s), "?") {
-		return Triple{}, false // a question states nothing
-	}
-	// Drop introductory phrases ("In Q3 2025, …"). Without a comma the
-	// phrase's end is a guess, so the sentence is skipped.
-	start := 0
-	for n := 0; n < 3 && start < len(ws) && introWords[ws[start].lower]; n++ {
-		c := start
-		for c < len(ws) && !ws[c].comma {
-			c++
+// fixCapitals corrects the tags of capitalized words with what the chunk
+// shows: a word capitalized inside a sentence is a name ("Vik took up …"),
+// and a sentence's capitalized first word that the chunk never capitalizes
+// elsewhere is a common word ("Container traffic grew …").
+func (r *reader) fixCapitals(ts []tok) {
+	for k := range ts {
+		t := &ts[k]
+		if !isCapital(t.text) || t.tag == "CD" || t.tag == "$" {
+			continue
 		}
-		if c >= len(ws)-1 {
-			return Triple{}, false
+		switch {
+		case k > 0 && (t.tag == "NN" || t.tag == "NNS") && ts[k-1].tag != "``":
+			t.tag = "NNP"
+		case k == 0 && (t.tag == "NN" || t.tag == "NNS") && (r.proper[t.text] ||
+			!r.lower[t.lower] && !commonStarts[t.lower] && len(ts) > 1 && (ts[1].tag == "VBD" || ts[1].tag == "VBZ")):
+			t.tag = "NNP"
+		case k == 0 && t.tag == "NNP" && !r.proper[t.text] && (r.lower[t.lower] || commonStarts[t.lower]) && len(ts) > 1 &&
+			ts[1].tag != "POS" && t.text != strings.ToUpper(t.text) && !months[t.lower]:
+			t.tag = "NN"
 		}
-		start = c + 1
 	}
-	vi, vend, relation, kind, headEnd, ok := findVerb(s, ws, start)
-	if !ok {
-		return Triple{}, false
-	}
-	if headEnd < 0 {
-		headEnd = vi
-	}
-	for headEnd > start+1 && ws[headEnd-1].isLower(s) && isAdverb(ws[headEnd-1].lower) {
-		headEnd--
-	}
-	head, ok := readHead(s, ws[start:headEnd])
-	if !ok {
-		return Triple{}, false
-	}
-	tail, ok := readTail(s, ws, vend, kind, appointing[relation])
-	if !ok {
-		return Triple{}, false
-	}
-	return Triple{Head: head, Relation: relation, Tail: tail}, true
 }
 
-// findVerb returns the main verb: the first lexicon verb outside appositives
-// ("Acme Corp, which acquired Beta, opened …" skips "acquired"). headEnd is
-// the end of the subject when an appositive follows it, else -1.
-func findVerb(s string, ws []word, start int) (vi, vend int, relation string, kind verbKind, headEnd int, ok bool) {
-	headEnd = -1
-	inApp := false
-	for i := start; i < len(ws) && i < start+24; i++ {
-		w := ws[i]
-		if inApp {
-			if w.comma {
-				inApp = false
+// sent is one tagged sentence being read.
+type sent struct {
+	s  string
+	ts []tok
+}
+
+func (x *sent) str(i, j int) string { return x.s[x.ts[i].start:x.ts[j-1].end] }
+
+func (x *sent) tagAt(i int) string {
+	if i < 0 || i >= len(x.ts) {
+		return ""
+	}
+	return x.ts[i].tag
+}
+
+func (x *sent) lowerAt(i int) string {
+	if i < 0 || i >= len(x.ts) {
+		return ""
+	}
+	return x.ts[i].lower
+}
+
+func isNoun(tag string) bool   { return strings.HasPrefix(tag, "NN") }
+func isProper(tag string) bool { return tag == "NNP" || tag == "NNPS" }
+func isAdj(tag string) bool    { return strings.HasPrefix(tag, "JJ") }
+func isVerb(tag string) bool   { return strings.HasPrefix(tag, "VB") }
+
+// read returns the triples of one sentence.
+func (r *reader) read(s string, ts []tok) []Triple {
+	trimmed := strings.TrimSpace(s)
+	if strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":") {
+		return nil // a question states nothing; a lead-in introduces a list
+	}
+	if !strings.ContainsAny(trimmed[len(trimmed)-1:], ".!\"”')") && len(ts) <= 8 || strings.Contains(trimmed, "   ") {
+		return nil // a title or a layout line, not a sentence
+	}
+	x := &sent{s: s, ts: ts}
+	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
+		return nil // "Fix …", "Add support for …", "To fix this, …"
+	}
+	r.fixCapitals(x.ts)
+	var out []Triple
+	// Roles and places named anywhere in the sentence.
+	out = append(out, x.appositions()...)
+
+	// The main clause: an introductory phrase, the subject, an appositive,
+	// the verb group and what follows it.
+	start, introDate := x.skipIntro()
+	if start < 0 {
+		return out
+	}
+	hs, he := start, x.subject(start)
+	if he == hs {
+		return out
+	}
+	head, named := x.headText(hs, he)
+	if !named || x.ts[hs].lower == "the" && companyNouns[x.ts[he-1].lower] && !x.hasProper(he-1, he) {
+		head = r.resolve(x, hs, he)
+	} else if orgLike(head) && !strings.Contains(head, "'") {
+		r.topic = head
+	}
+	i := he
+	if x.lowerAt(i) == "," {
+		out = append(out, x.subjectAppositive(head, hs, he)...)
+		// "Fjordline's chief executive, Anders Vik, visited …": the
+		// person is the subject.
+		if ne := x.name(i + 1); x.possessive(hs, he) && x.personName(i+1, ne) && x.lowerAt(ne) == "," {
+			head = x.str(i+1, ne)
+		}
+		i = x.skipAppositive(i)
+		if i < 0 {
+			return out
+		}
+	}
+	if head == "" {
+		return out
+	}
+	out = append(out, x.predicate(head, hs, i, introDate)...)
+	return out
+}
+
+// skipIntro skips introductory phrases: "In 2025, …", "On 14 March 2026
+// Fjordline …", "Under the agreement, which …, Northwind …". It returns the
+// index of the subject and the date of an introductory date phrase, or -1
+// when the phrase's end cannot be told.
+func (x *sent) skipIntro() (int, string) {
+	i := 0
+	date := ""
+	for n := 0; n < 3 && i < len(x.ts); n++ {
+		t := x.ts[i]
+		if t.tag == "IN" || t.tag == "RB" || t.tag == "VBG" || t.lower == "according" {
+			if t.tag == "IN" {
+				if e := x.date(i + 1); e > i+1 {
+					date = x.str(i+1, e)
+					i = e
+					if x.lowerAt(i) == "," {
+						i++
+					}
+					continue
+				}
+			}
+			if t.tag == "RB" && x.lowerAt(i+1) == "," {
+				i += 2
+				continue
+			}
+			if t.tag == "RB" && i+1 < len(x.ts) && (isProper(x.tagAt(i+1)) || x.tagAt(i+1) == "DT") {
+				i++ // "Also, …" without its comma: "Meanwhile Acme …" is rare
+				continue
+			}
+			c := i
+			for c < len(x.ts) && c < i+14 && x.ts[c].lower != "," {
+				c++
+			}
+			if c >= len(x.ts)-1 || c == i+14 {
+				return -1, ""
+			}
+			i = c + 1
+			// A relative clause after the phrase runs to the next comma.
+			if w := x.tagAt(i); w == "WDT" || w == "WP" {
+				c = i
+				for c < len(x.ts) && x.ts[c].lower != "," {
+					c++
+				}
+				if c >= len(x.ts)-1 {
+					return -1, ""
+				}
+				i = c + 1
 			}
 			continue
 		}
-		if i > start && w.isLower(s) {
-			prev := ws[i-1]
-			if end, rel, k, found := matchVerb(s, ws, i); found && !nounMarkers[prev.lower] && !strings.HasSuffix(prev.lower, "'s") {
-				if blockers[prev.lower] || (end < len(ws) && ws[end].lower == "not") {
-					return 0, 0, "", 0, 0, false
-				}
-				return i, end, rel, k, headEnd, true
-			}
-			if reporting[w.lower] || w.lower == "which" || w.lower == "who" || w.lower == "that" || w.lower == "whose" || blockers[w.lower] {
-				return 0, 0, "", 0, 0, false
-			}
-			if strings.HasSuffix(w.lower, "ed") && !participleAdjectives[w.lower] {
-				return 0, 0, "", 0, 0, false // an unknown verb: we cannot tell what it relates
-			}
-		}
-		if w.stop || w.open {
-			return 0, 0, "", 0, 0, false
-		}
-		if w.comma {
-			if headEnd < 0 {
-				headEnd = i + 1
-			}
-			inApp = true
-		}
+		break
 	}
-	return 0, 0, "", 0, 0, false
+	return i, date
 }
 
-// matchVerb matches a lexicon form at ws[i], allowing an auxiliary before a
-// participle ("has appointed") and one adverb inside a phrasal form ("rose
-// sharply to"). It returns the index after the form.
-func matchVerb(s string, ws []word, i int) (end int, relation string, kind verbKind, ok bool) {
-	w := ws[i]
-	if (w.lower == "has" || w.lower == "have" || w.lower == "had") && i+1 < len(ws) && ws[i+1].isLower(s) && !w.comma {
-		if e, rel, k, found := matchForm(s, ws, i+1); found && rel != "has" && rel != "had" {
-			return e, rel, k, true
+// np returns the end of the basic noun phrase at i (determiner, modifiers,
+// nouns, numbers, possessives), or i when there is none. The phrase ends in
+// a noun or a number.
+func (x *sent) np(i int) int {
+	j := i
+	if t := x.tagAt(j); t == "DT" || t == "PDT" || t == "PRP$" {
+		j++
+	}
+	last := -1
+	for j < len(x.ts) {
+		t := x.ts[j]
+		switch {
+		case isNoun(t.tag) || t.tag == "CD" || t.tag == "$" || t.tag == "FW":
+			last = j
+		case isAdj(t.tag) || t.tag == "VBN" || t.tag == "VBG" || t.tag == "HYPH":
+			// a modifier only before a noun
+		case t.tag == "POS" && last == j-1:
+			// "Northwind's chief executive"
+		case t.text == "-" && last == j-1:
+		default:
+			goto done
+		}
+		j++
+	}
+done:
+	if last < 0 {
+		return i
+	}
+	end := last + 1
+	// Units: "620 items per hour", "2,000 robots a year".
+	if x.hasNumber(i, end) {
+		if x.lowerAt(end) == "per" && isNoun(x.tagAt(end+1)) {
+			end += 2
+		} else if (x.lowerAt(end) == "a" || x.lowerAt(end) == "an") && unitsOfTime[x.lowerAt(end+1)] {
+			end += 2
 		}
 	}
-	return matchForm(s, ws, i)
+	return end
 }
 
-func matchForm(s string, ws []word, i int) (int, string, verbKind, bool) {
-	for _, e := range lexicon[ws[i].lower] {
-		j := i + 1
-		matched := true
-		for _, part := range e.words[1:] {
-			if j < len(ws) && isAdverb(ws[j].lower) && !ws[j-1].comma {
-				j++
-			}
-			if j >= len(ws) || ws[j].lower != part || ws[j-1].comma {
-				matched = false
-				break
-			}
-			j++
-		}
-		if matched {
-			return j, strings.Join(e.words, " "), e.kind, true
-		}
-	}
-	return 0, "", 0, false
-}
-
-// readHead checks that the subject names something specific and returns it.
-func readHead(s string, hs []word) (string, bool) {
-	if len(hs) == 0 || len(hs) > 12 || pronouns[hs[0].lower] || introWords[hs[0].lower] {
-		return "", false
-	}
-	head := s[hs[0].cs:hs[len(hs)-1].ce]
-	if strings.ContainsAny(head, "\"“”():;[]") {
-		return "", false
-	}
-	specific := hs[0].isCapital(s) && !generic[hs[0].lower]
-	for _, w := range hs {
-		if w.hasDigit(s) || (w.isCapital(s) && w.cs != hs[0].cs) {
-			specific = true
-		}
-	}
-	return head, specific
-}
-
-// readTail reads the object phrase from ws[j]: it ends at a clause or
-// modifier boundary (a comma, a preposition, a subordinator, a bracket), so
-// "$4.2 billion, up 8% from a year earlier" yields "$4.2 billion".
-func readTail(s string, ws []word, j int, kind verbKind, person bool) (string, bool) {
-	if j >= len(ws) || badTailStarts[ws[j].lower] {
-		return "", false
-	}
-	if kind == copula && ws[j].isLower(s) {
-		l := ws[j].lower
-		if strings.HasSuffix(l, "ed") || strings.HasSuffix(l, "en") || strings.HasSuffix(l, "ing") {
-			return "", false // passive or progressive: the object is elsewhere
-		}
-	}
-	last := j
-	for k := j; k < len(ws); k++ {
-		w := ws[k]
-		if k > j {
-			if w.open || (tailStops[w.lower] && w.isLower(s)) {
-				break
-			}
-			if (w.lower == "and" || w.lower == "or" || w.lower == "but") && clauseFollows(s, ws[k+1:]) {
-				break
-			}
-		}
-		last = k
-		if w.comma || w.stop {
-			break
-		}
-	}
-	if person {
-		// "appointed Maria Lopez chief financial officer": the answer is the
-		// name, the capitalised run at the start.
-		run := 0
-		for k := j; k <= last && ws[k].isCapital(s); k++ {
-			run++
-			if ws[k].comma {
-				break
-			}
-		}
-		if run >= 2 {
-			last = j + run - 1
-		}
-	}
-	for last > j && trailingFiller[ws[last].lower] {
-		last--
-	}
-	if last-j+1 > 12 {
-		return "", false
-	}
-	tail := strings.Trim(s[ws[j].cs:ws[last].ce], "\"“”'’ ")
-	if tail == "" {
-		return "", false
-	}
-	content, fact := false, false
-	for _, w := range ws[j : last+1] {
-		if !nounMarkers[w.lower] && !trailingFiller[w.lower] {
-			content = true
-		}
-		if w.hasDigit(s) || w.isCapital(s) {
-			fact = true
-		}
-	}
-	if kind != transitive && !fact {
-		return "", false // "was strong" is an opinion, not a value to ask for
-	}
-	return tail, content
-}
-
-// clauseFollows reports whether a coordinated clause (one with its own verb)
-// follows, as in "opened 12 stores and closed 3".
-func clauseFollows(s string, rest []word) bool {
-	for _, w := range rest {
-		if w.isLower(s) && len(lexicon[w.lower]) > 0 {
+func (x *sent) hasNumber(i, j int) bool {
+	for k := i; k < j; k++ {
+		if x.ts[k].tag == "CD" {
 			return true
 		}
 	}
 	return false
 }
 
-var trailingFiller = set("and", "or", "but", "of", "the", "a", "an")
+func (x *sent) hasProper(i, j int) bool {
+	for k := i; k < j; k++ {
+		if isProper(x.ts[k].tag) && isCapital(x.ts[k].text) {
+			return true
+		}
+	}
+	return false
+}
 
-// isSpace is the whitespace between the words of a sentence.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// ofNP extends a noun phrase by "of" phrases: "the chief executive of
+// Northwind Robotics", "revenue of NOK 2.3 billion".
+func (x *sent) ofNP(i, j int) int {
+	for n := 0; n < 2 && x.lowerAt(j) == "of"; n++ {
+		e := x.np(j + 1)
+		if e == j+1 {
+			break
+		}
+		j = e
+	}
+	return j
+}
+
+// date returns the end of a date at i: "14 March 2026", "March 14, 2026",
+// "March 2026", "2025", "Q1 2026", "the first quarter of 2026"; or i.
+func (x *sent) date(i int) int {
+	year := func(k int) bool {
+		t := x.lowerAt(k)
+		return len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20")) && isNumber(t)
+	}
+	day := func(k int) bool { t := x.lowerAt(k); return len(t) <= 2 && isNumber(t) }
+	switch {
+	case day(i) && months[x.lowerAt(i+1)] && year(i+2):
+		return i + 3
+	case day(i) && months[x.lowerAt(i+1)]:
+		return i + 2
+	case months[x.lowerAt(i)] && day(i+1) && x.lowerAt(i+2) == "," && year(i+3):
+		return i + 4
+	case months[x.lowerAt(i)] && year(i+1):
+		return i + 2
+	case len(x.lowerAt(i)) == 2 && x.lowerAt(i)[0] == 'q' && year(i+1):
+		return i + 2
+	case year(i) && x.lowerAt(i+1) != "," && !isNoun(x.tagAt(i+1)):
+		return i + 1
+	case x.lowerAt(i) == "the" && (x.lowerAt(i+2) == "quarter" || x.lowerAt(i+2) == "half") && x.lowerAt(i+3) == "of" && year(i+4):
+		return i + 5
+	}
+	return i
+}
+
+// period reports a reporting period at i ("Q3 2025", "the first quarter
+// of 2026"): it dates figures, not events, so "When did …?" is not asked.
+func (x *sent) period(i int) bool {
+	t := x.lowerAt(i)
+	return t == "the" || len(t) == 2 && t[0] == 'q'
+}
+
+// subject returns the end of the subject noun phrase at i, with "of"
+// phrases and a time phrase ("Acme Corp's revenue in Q3 2025"), or i.
+func (x *sent) subject(i int) int {
+	if badHeads[x.lowerAt(i)] || x.tagAt(i) == "PRP" || x.tagAt(i) == "EX" {
+		return i
+	}
+	j := x.np(i)
+	if j == i {
+		return i
+	}
+	j = x.ofNP(i, j)
+	if p := x.lowerAt(j); (p == "in" || p == "at") && isProper(x.tagAt(j+1)) && !months[x.lowerAt(j+1)] {
+		// "Inflation in Valdoria", "The factory in Kanalhavna"
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) {
+			j = e
+		}
+	}
+	if p := x.lowerAt(j); p == "in" || p == "for" {
+		if e := x.date(j + 1); e > j+1 {
+			j = e
+		}
+	}
+	return j
+}
+
+// headText returns the subject and whether it names something specific: a
+// proper noun, or a number that is not the whole of it.
+func (x *sent) headText(i, j int) (string, bool) {
+	if j-i > 12 {
+		return "", false
+	}
+	h := x.str(i, j)
+	if strings.ContainsAny(h, "\"“”()[];:`'’") && !x.possessive(i, j) {
+		return h, false
+	}
+	return h, x.hasProper(i, j)
+}
+
+func (x *sent) possessive(i, j int) bool {
+	for k := i; k < j; k++ {
+		if x.ts[k].tag == "POS" {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve names a generic subject after the organisation last named in the
+// chunk: "The company" is that organisation, "Revenue" its revenue. It
+// returns "" when there is none or the subject is not one it may stand for.
+func (r *reader) resolve(x *sent, i, j int) string {
+	if r.topic == "" {
+		return ""
+	}
+	words := make([]string, 0, j-i)
+	for k := i; k < j; k++ {
+		words = append(words, x.ts[k].lower)
+	}
+	if len(words) == 2 && words[0] == "the" && companyNouns[words[1]] {
+		return r.topic // "The company"; "The Bergen company" may be another one
+	}
+	if metricNouns[strings.Join(words, " ")] {
+		return possessiveOf(r.topic) + " " + strings.Join(words, " ")
+	}
+	return ""
+}
+
+// possessiveOf writes "X's" or "Xs'".
+func possessiveOf(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
+// skipAppositive skips ", …," after the subject and returns the index after
+// the second comma, or -1 when the appositive does not close.
+func (x *sent) skipAppositive(i int) int {
+	for k := i + 1; k < len(x.ts) && k < i+20; k++ {
+		if x.ts[k].lower == "," {
+			return k + 1
+		}
+		if x.ts[k].tag == ":" || x.ts[k].tag == "(" {
+			return -1
+		}
+	}
+	return -1
+}
+
+// subjectAppositive reads ", based in Trondheim," and ", in Osterøy
+// municipality," after a named subject.
+func (x *sent) subjectAppositive(head string, hs, he int) []Triple {
+	i := he + 1
+	if !x.hasProper(hs, he) {
+		return nil
+	}
+	switch {
+	case locatives[x.lowerAt(i)] && x.lowerAt(i+1) == "in":
+		if e := x.np(i + 2); e > i+2 && x.hasProper(i+2, e) && x.lowerAt(e) == "," {
+			return []Triple{{Head: head, Relation: x.ts[i].lower + " in", Tail: x.str(i+2, e), Kind: KindAttribute}}
+		}
+	case x.lowerAt(i) == "in" && isProper(x.tagAt(i+1)):
+		if e := x.np(i + 1); e > i+1 && x.lowerAt(e) == "," && x.date(i+1) == i+1 {
+			return []Triple{{Head: head, Relation: "located in", Tail: x.str(i+1, e), Kind: KindAttribute}}
+		}
+	}
+	return nil
+}
+
+// role reads a role noun phrase at i ("the chief executive", "chief
+// financial officer", "its new director") and returns its text without
+// determiner or "new", and its end.
+func (x *sent) role(i int) (string, int) {
+	j := i
+	for j < len(x.ts) && (x.ts[j].tag == "DT" || x.ts[j].tag == "PRP$" || x.ts[j].lower == "new") {
+		j++
+	}
+	k := j
+	for k < len(x.ts) && (isAdj(x.ts[k].tag) || isNoun(x.ts[k].tag) && (!isProper(x.ts[k].tag) || roleHeads[x.ts[k].lower])) && k < j+5 {
+		k++
+	}
+	if k == j || !roleHeads[x.ts[k-1].lower] {
+		return "", i
+	}
+	return x.str(j, k), k
+}
+
+// name returns the end of a person's or organisation's name at i: a run of
+// capitalized proper nouns, or i.
+func (x *sent) name(i int) int {
+	j := i
+	for j < len(x.ts) && isProper(x.ts[j].tag) && isCapital(x.ts[j].text) && j < i+5 {
+		j++
+	}
+	return j
+}
+
+// personName: two or three capitalized words, as names of people are.
+func (x *sent) personName(i, j int) bool {
+	n := j - i
+	if n < 2 || n > 3 || orgLike(x.str(i, j)) {
+		return false
+	}
+	for k := i; k < j; k++ {
+		if months[x.ts[k].lower] {
+			return false
+		}
+	}
+	return true
+}
+
+// appositions reads roles and places anywhere in the sentence:
+//   - "Ingrid Solberg, chief executive of Northwind Robotics" and "Anna
+//     Berg, the CEO of Northwind," → (Northwind, chief executive, Anna Berg);
+//   - "Northwind's chief executive, Anna Berg," and "Northwind's board
+//     chair Henrik Dahl" → (Northwind, board chair, Henrik Dahl);
+//   - "Ingrid Solberg, Northwind's chief executive" → the same;
+//   - "Anna Berg is the chief executive of Northwind Robotics" → the same
+//     (the copula is read here, since the role is the fact).
+func (x *sent) appositions() []Triple {
+	var out []Triple
+	for i := 0; i < len(x.ts); i++ {
+		if !isProper(x.tagAt(i)) || !isCapital(x.ts[i].text) || i > 0 && isProper(x.tagAt(i-1)) {
+			continue
+		}
+		e := x.name(i)
+		// Name first.
+		if x.personName(i, e) {
+			k := e
+			copular := false
+			if x.lowerAt(k) == "," {
+				k++
+			} else if x.lowerAt(k) == "is" || x.lowerAt(k) == "was" {
+				k++
+				copular = true
+			} else {
+				k = -1
+			}
+			if k > 0 {
+				if r, re := x.role(k); r != "" && x.lowerAt(re) == "of" {
+					oe := x.np(re + 1)
+					if oe > re+1 && x.hasProper(re+1, oe) && (copular || x.closes(oe)) {
+						out = append(out, Triple{Head: x.str(re+1, oe), Relation: r, Tail: x.str(i, e), Kind: KindAttribute})
+					}
+				} else if !copular && isProper(x.tagAt(k)) {
+					// "Ingrid Solberg, Northwind's chief executive"
+					oe := x.name(k)
+					if x.tagAt(oe) == "POS" {
+						if r, re := x.role(oe + 1); r != "" && x.closes(re) {
+							out = append(out, Triple{Head: x.str(k, oe), Relation: r, Tail: x.str(i, e), Kind: KindAttribute})
+						}
+					}
+				}
+			}
+		}
+		// Organisation first: "Northwind's chief executive, Anna Berg,".
+		if x.tagAt(e) == "POS" {
+			r, re := x.role(e + 1)
+			if r == "" {
+				continue
+			}
+			k := re
+			copular := false
+			if x.lowerAt(k) == "," {
+				k++
+			} else if x.lowerAt(k) == "is" || x.lowerAt(k) == "was" {
+				k++
+				copular = true
+			}
+			ne := x.name(k)
+			if x.personName(k, ne) && (x.closes(ne) || k == re && isVerb(x.tagAt(ne)) || copular) {
+				out = append(out, Triple{Head: x.str(i, e), Relation: r, Tail: x.str(k, ne), Kind: KindAttribute})
+			}
+		}
+	}
+	return out
+}
+
+// closes reports whether a phrase ending at j ends there: a comma, the end
+// of the sentence, or a final point.
+func (x *sent) closes(j int) bool {
+	return j >= len(x.ts) || x.lowerAt(j) == "," || x.tagAt(j) == "." || x.lowerAt(j) == ";"
+}
+
+// predicate reads the verb group at i and what follows it.
+func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
+	// Adverbs before the verb: "also", "already"; negation ends the reading.
+	for i < len(x.ts) && (x.ts[i].tag == "RB" || x.ts[i].tag == "RBR") {
+		if neg(x.ts[i].lower) {
+			return nil
+		}
+		i++
+	}
+	if i >= len(x.ts) {
+		return nil
+	}
+	v := x.ts[i]
+	if v.tag == "MD" || v.tag == "TO" || !isVerb(v.tag) && v.lower != "'s" {
+		return nil
+	}
+	if reporting[v.lower] {
+		return nil
+	}
+	// Auxiliaries: perfect "has appointed", passive "was acquired by".
+	passive := false
+	be := ""
+	if v.lower == "has" || v.lower == "have" || v.lower == "had" {
+		k := i + 1
+		for k < len(x.ts) && x.ts[k].tag == "RB" {
+			if neg(x.ts[k].lower) {
+				return nil
+			}
+			k++
+		}
+		if x.tagAt(k) == "VBN" {
+			if x.lowerAt(k) == "been" {
+				be = "was"
+			} else {
+				i, v = k, x.ts[k]
+			}
+		}
+	}
+	if reporting[v.lower] {
+		return nil
+	}
+	if copulas[v.lower] || be != "" {
+		if be == "" {
+			be = v.lower
+		}
+		k := i + 1
+		if x.lowerAt(i+1) == "been" {
+			k++
+		}
+		for k < len(x.ts) && x.ts[k].tag == "RB" {
+			if neg(x.ts[k].lower) {
+				return nil
+			}
+			k++
+		}
+		if x.tagAt(k) == "VBN" && !isNoun(x.tagAt(k+1)) {
+			passive = true
+			i, v = k, x.ts[k]
+		} else if x.tagAt(k) == "VBG" {
+			return nil // progressive: an action under way, not a fact
+		} else {
+			return x.copula(head, hs, be, k)
+		}
+	}
+	if x.lowerAt(i+1) == "not" || x.lowerAt(i+1) == "n't" {
+		return nil
+	}
+	verb := v.lower
+	j := i + 1
+	if x.tagAt(j) == "RP" {
+		verb += " " + x.ts[j].lower // "took up"
+		j++
+	}
+	if passive {
+		return x.passive(head, be, verb, j)
+	}
+	if k := x.skipAdverbs(j); (measureVerbs[v.lower] || levelVerbs[v.lower]) &&
+		(x.tagAt(k) == "CD" || x.tagAt(k) == "$" || x.lowerAt(k) == "to" || x.lowerAt(k) == "by" || x.lowerAt(k) == "at") {
+		return x.measure(head, verb, j)
+	}
+	return x.transitive(head, verb, i, j, introDate)
+}
+
+func (x *sent) skipAdverbs(j int) int {
+	for x.tagAt(j) == "RB" && !neg(x.lowerAt(j)) {
+		j++
+	}
+	return j
+}
+
+func neg(w string) bool {
+	return w == "not" || w == "n't" || w == "never" || w == "no" || w == "longer" || w == "hardly"
+}
+
+// copula reads "X is/was …" from the complement at k.
+func (x *sent) copula(head string, hs int, be string, k int) []Triple {
+	if x.lowerAt(k) == "worth" {
+		if e := x.np(k + 1); e > k+1 && x.hasNumber(k+1, e) {
+			return []Triple{{Head: head, Relation: be + " worth", Tail: x.str(k+1, e), Kind: KindCopula}}
+		}
+		return nil
+	}
+	e := x.np(k)
+	if e == k {
+		return nil
+	}
+	if r, _ := x.role(k); r != "" {
+		return nil // a role: read by appositions when it names its organisation
+	}
+	e2 := x.ofNP(k, e)
+	switch {
+	case x.hasNumber(k, e):
+		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
+		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
+	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):
+		// "Lonevåg is Fjordline's largest warehouse": the name answers
+		// "What is Fjordline's largest warehouse?".
+		comp := x.str(k, e2)
+		if badHeads[x.ts[k].lower] {
+			return nil
+		}
+		return []Triple{{Head: comp, Relation: be, Tail: head, Kind: KindCopula}}
+	}
+	return nil
+}
+
+// passive reads "X was acquired by Y", "X was founded in 2014", "X was
+// launched on 14 March 2026", "X is based in Trondheim".
+func (x *sent) passive(head, be, participle string, j int) []Triple {
+	p := x.lowerAt(j)
+	switch p {
+	case "by":
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) {
+			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+	case "in", "on", "at":
+		if e := x.date(j + 1); e > j+1 {
+			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) {
+			rel := be + " " + participle + " " + p
+			kind := KindVerb
+			if locatives[participle] {
+				rel, kind = participle+" "+p, KindAttribute
+			}
+			return []Triple{{Head: head, Relation: rel, Tail: x.str(j+1, e), Kind: kind}}
+		}
+	}
+	return nil
+}
+
+// measure reads "rose 18% to NOK 412 million", "reached NOK 37 million",
+// "stood at 2.94%".
+func (x *sent) measure(head, verb string, j int) []Triple {
+	var out []Triple
+	for x.tagAt(j) == "RB" && !neg(x.lowerAt(j)) {
+		j++ // "rose sharply to"
+	}
+	if x.lowerAt(j) == "at" {
+		verb += " at"
+		j++
+	}
+	if x.lowerAt(j) == "by" {
+		j++
+	}
+	if e := x.np(j); e > j && x.hasNumber(j, e) {
+		rel := verb
+		if measureVerbs[strings.Fields(verb)[0]] {
+			rel = verb + " by"
+		}
+		out = append(out, Triple{Head: head, Relation: rel, Tail: x.str(j, e), Kind: KindVerb})
+		j = e
+	}
+	if x.lowerAt(j) == "to" {
+		if e := x.np(j + 1); e > j+1 && x.hasNumber(j+1, e) {
+			out = append(out, Triple{Head: head, Relation: verb + " to", Tail: x.str(j+1, e), Kind: KindVerb})
+		}
+	}
+	return out
+}
+
+// transitive reads the object of an active verb at i (its particle ending
+// before j), and a date that dates the event.
+func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []Triple) {
+	obj := j
+	e := x.np(j)
+	if e > j && !badHeads[x.ts[j].lower] {
+		full := x.ofNP(j, e)
+		switch {
+		case appointing[x.ts[i].lower] && isProper(x.tagAt(j)):
+			ne := x.name(j)
+			if x.personName(j, ne) {
+				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, ne), Kind: KindVerb})
+				if x.lowerAt(ne) == "as" {
+					if r, _ := x.role(ne + 1); r != "" && !strings.Contains(head, "'") {
+						out = append(out, Triple{Head: head, Relation: r, Tail: x.str(j, ne), Kind: KindAttribute})
+					}
+				}
+				e = ne
+			}
+		case full > e && x.hasNumber(e, full) && !x.hasNumber(j, e) && !x.hasProper(j, e) && e-j <= 4:
+			// "reported revenue of NOK 2.3 billion": the figure is
+			// an attribute of the subject.
+			det := boolInt(x.ts[j].tag == "DT" || x.ts[j].tag == "PRP$")
+			if e-j > det {
+				attr := strings.ToLower(x.str(j+det, e))
+				out = append(out, Triple{Head: head, Relation: attr, Tail: x.str(e+1, full), Kind: KindAttribute})
+			}
+			e = full
+		case x.hasNumber(j, full) || x.hasProper(j, full):
+			if full-j <= 12 {
+				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
+			}
+			e = full
+		default:
+			e = full
+		}
+		obj = e
+		// "employs 1,150 people and operates 14 warehouses"
+		if x.lowerAt(obj) == "and" && (x.tagAt(obj+1) == "VBZ" || x.tagAt(obj+1) == "VBD") {
+			defer func() { out = append(out, x.predicate(head, 0, obj+1, "")...) }()
+		}
+	}
+	// A date after the object: "opened … on 8 September 2025".
+	for k := obj; k < len(x.ts) && k < obj+10; k++ {
+		if x.ts[k].lower == "," || x.tagAt(k) == "WDT" || x.tagAt(k) == "CC" {
+			break
+		}
+		if p := x.ts[k].lower; p == "on" || p == "in" {
+			if de := x.date(k + 1); de > k+1 && !x.period(k+1) {
+				out = append(out, Triple{Head: head, Relation: verb + " " + p, Tail: x.str(k+1, de), Kind: KindVerb})
+				return out
+			}
+		}
+	}
+	if introDate != "" && obj > j && !strings.HasPrefix(introDate, "Q") && !strings.HasPrefix(introDate, "the ") {
+		if k := strings.Index(x.s, introDate); k >= 0 {
+			out = append(out, Triple{Head: head, Relation: verb + " on", Tail: introDate, Kind: KindVerb})
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// trimQuantity drops the determiner and quantifiers before a number: "a
+// further 340 robots" → "340 robots".
+func trimQuantity(x *sent, i, j int) string {
+	k := i
+	for k < j && quantifiers[x.ts[k].lower] {
+		k++
+	}
+	if k < j && k > i && x.ts[k].tag == "CD" {
+		return x.str(k, j)
+	}
+	return x.str(i, j)
+}

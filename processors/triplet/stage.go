@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/robustream/robustream/schemas"
@@ -20,18 +21,38 @@ const ExtractorRule = "rule"
 // copied word for word.
 var ErrNotVerbatim = errors.New("triplet evidence is not verbatim")
 
-// Config configures the triplet stage. It has no settings yet: the rule
-// extractor needs none, and the LLM extractor will bring its own.
-type Config struct{}
+// Config configures the triplet stage.
+type Config struct {
+	// Extractor is ExtractorRule (the default), ExtractorLLM or
+	// ExtractorBoth. The LLM needs the generator of models.yaml
+	// (SetGenerator); without it the stage runs the rule extractor and
+	// says so (Degraded).
+	Extractor string `yaml:"extractor" help:"rule (default, offline), llm (the generator LLM of models.yaml) or both"`
+	// Window is how many consecutive chunks of a document the LLM sees
+	// per call: the chunk whose facts it extracts and up to Window-1
+	// before it, as context. Zero: DefaultWindow.
+	Window int `yaml:"window" help:"chunks per LLM extraction call: the chunk and up to window-1 before it, for context (default 2, at most 8)"`
+	// Logger receives the warning of a missing generator. Nil:
+	// slog.Default().
+	Logger *slog.Logger `yaml:"-"`
+}
 
 // Stage is the "triplets" processor: one Chunk from rs.chunks in, its
 // Triplets to rs.triplets out, keyed by doc_id.
-type Stage struct{}
+type Stage struct {
+	llm llmStage
+}
 
 var _ streams.Processor = (*Stage)(nil)
 
-// NewStage returns the rule-extractor stage.
-func NewStage(Config) (*Stage, error) { return &Stage{}, nil }
+// NewStage validates cfg and returns the stage.
+func NewStage(cfg Config) (*Stage, error) {
+	s := &Stage{}
+	if err := s.initLLM(cfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // Name implements streams.Processor.
 func (s *Stage) Name() string { return StageName }
@@ -52,7 +73,7 @@ func Verify(chunkText, sentence, tail string) error {
 // Process implements streams.Processor. A malformed chunk is permanent; a
 // chunk without facts yields no records. Ids hash (head, relation, tail,
 // chunk_id), so reprocessing yields the same triplets.
-func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
+func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
 	var c schemas.Chunk
 	if err := schemas.Decode(m.Value, &c); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode chunk: %w", err))
@@ -60,8 +81,30 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if c.ChunkID == "" || c.DocID == "" {
 		return nil, streams.Permanent(errors.New("chunk has no chunk_id or doc_id"))
 	}
-	var out []streams.Record
+	out, err := s.records(ctx, &c)
+	if err != nil {
+		return nil, err
+	}
+	// The End record closes the chunk, after its triplets in the same
+	// partition: the knowledge graph applies a document version once every
+	// chunk of it is closed.
+	end := &schemas.Triplet{End: true, ChunkID: c.ChunkID, DocID: c.DocID, DocVersion: c.DocVersion, Chunks: c.Chunks,
+		Domain: c.Domain, PublishedAt: c.PublishedAt}
+	schemas.Stamp(end, schemas.ID("end", c.ChunkID, fmt.Sprint(c.DocVersion)), c.ChunkID)
+	b, err := schemas.Encode(end)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode chunk end: %w", err)
+	}
+	return append(out, streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b}), nil
+}
+
+// records returns the triplet records of a chunk.
+func (s *Stage) records(ctx context.Context, c *schemas.Chunk) ([]streams.Record, error) {
 	seen := make(map[string]bool)
+	out, rule, err := s.llmRecords(ctx, c, seen)
+	if err != nil || !rule {
+		return out, err
+	}
 	for _, x := range Extract(c.Text) {
 		if Verify(c.Text, x.Sentence.Text, x.Tail) != nil {
 			// Cannot happen with spans cut from the chunk; the check stays
@@ -78,8 +121,10 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 			Head:           x.Head,
 			Relation:       x.Relation,
 			Tail:           x.Tail,
+			Kind:           x.Kind,
 			ChunkID:        c.ChunkID,
 			DocID:          c.DocID,
+			DocVersion:     c.DocVersion,
 			SourceSentence: x.Sentence.Text,
 			Extractor:      ExtractorRule,
 			ChunkText:      c.Text,

@@ -53,10 +53,14 @@ func TestStage(t *testing.T) {
 		}
 		return out
 	}
-	got := run()
-	if len(got) != 2 {
-		t.Fatalf("got %d triplets, want 2", len(got))
+	all := run()
+	if len(all) != 3 {
+		t.Fatalf("got %d records, want 2 triplets and the chunk's End record", len(all))
 	}
+	if end := all[2]; !end.End || end.ChunkID != "c1" || end.DocID != "d1" || end.Head != "" {
+		t.Errorf("last record %+v is not the End of chunk c1", end)
+	}
+	got := all[:2]
 	for _, x := range got {
 		if x.TripletID != schemas.ID(x.Head, x.Relation, x.Tail, "c1") || x.ID != x.TripletID {
 			t.Errorf("id %q is not hash(head, relation, tail, chunk_id)", x.TripletID)
@@ -66,7 +70,7 @@ func TestStage(t *testing.T) {
 			t.Errorf("fields not carried: %+v", x)
 		}
 	}
-	for i, x := range run() {
+	for i, x := range run()[:len(got)] {
 		if x.TripletID != got[i].TripletID {
 			t.Error("reprocessing changed an id")
 		}

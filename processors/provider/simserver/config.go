@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -71,6 +72,11 @@ type Config struct {
 	Answer func(prompt string) string
 	// Faults are the faults injected from the start; SetFaults changes them.
 	Faults Faults
+	// Recorded, when set, answers chat and completions prompts from a
+	// script of recorded replies (recorded.go) instead of Answer, and
+	// replaces the drawn faults of those requests by the statuses it
+	// scripts. Start works on its own copy.
+	Recorded *Recording
 }
 
 // Faults are the injected faults, each a probability per request in [0, 1].
@@ -144,6 +150,13 @@ func (cfg Config) withDefaults() (Config, error) {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %v is negative", d.name, d.v))
 		}
+	}
+	if cfg.Recorded != nil {
+		rec := &Recording{Entries: slices.Clone(cfg.Recorded.Entries)}
+		if err := rec.compile(); err != nil {
+			errs = append(errs, fmt.Errorf("Recorded: %w", err))
+		}
+		cfg.Recorded = rec
 	}
 	var err error
 	cfg.Faults, err = cfg.Faults.withDefaults()

@@ -53,7 +53,15 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, r *http.Re
 	}
 
 	seqs := s.receive(g)
-	f := s.drawFault(seqs[0])
+	var f fault
+	if s.cfg.Recorded != nil {
+		if f, err = s.play(seqs); err != nil {
+			s.refuse(w, err)
+			return
+		}
+	} else {
+		f = s.drawFault(seqs[0])
+	}
 	if s.inject(ctx, w, f) {
 		return
 	}

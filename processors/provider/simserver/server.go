@@ -33,6 +33,8 @@ type Server struct {
 	// embedded counts the receipts of each embeddings request's inputs,
 	// which number its attempts for the fault draws.
 	embedded map[promptKey]int
+	// played counts the requests each entry of cfg.Recorded answered.
+	played map[int]int
 }
 
 // life is one run of the server between Start or Restart and Kill: its HTTP
@@ -71,6 +73,7 @@ func Start(cfg Config) (*Server, error) {
 		faults:   cfg.Faults,
 		seen:     map[promptKey]*promptRecord{},
 		embedded: map[promptKey]int{},
+		played:   map[int]int{},
 	}
 	s.stats.since = s.now()
 	s.mu.Lock()

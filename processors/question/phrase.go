@@ -1,0 +1,366 @@
+package question
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Kind values of schemas.Triplet.Kind (set by processors/triplet).
+const (
+	kindVerb      = "verb"
+	kindCopula    = "copula"
+	kindAttribute = "attribute"
+	kindTable     = "table"
+)
+
+// SingleFor writes the single-hop question whose answer is tail for a
+// triplet of the given kind (schemas.Triplet.Kind):
+//   - "" and "verb": Single, and for its special shapes: "When did {head}
+//     {verb} {object}?" for a date, "By how much did {head} {verb}?" for a
+//     change, "Who acquired {head}?" for a passive with its agent, "When was
+//     {head} founded?", "How much did {head} {verb}?" for an amount;
+//   - "copula": "What is {head}?" / "Who is {head}?", "How much is {head}
+//     worth?", else Single;
+//   - "attribute": "Who is the {role} of {head}?", "Where is {head}
+//     based?", "What was {head}'s {attribute}?";
+//   - "table": "What was the {column} of {row}?", or, for a column headed
+//     by a period, "In {caption}, what was the {row} in {period}?".
+//
+// chunk is the ground-truth chunk (for a table's caption). Time anchors are
+// those of Single: a time expression of the sentence, else the publication
+// month asOf, never the run date. It reports false when no template fits or
+// the question would contain its answer.
+func SingleFor(kind, head, relation, tail, sentence, chunk string, asOf time.Time) (string, bool) {
+	head, tail, relation = strings.TrimSpace(head), strings.TrimSpace(tail), strings.TrimSpace(relation)
+	if head == "" || tail == "" || relation == "" {
+		return "", false
+	}
+	var q string
+	var ok bool
+	switch kind {
+	case kindAttribute:
+		q, ok = attributeQuestion(head, relation, tail, sentence, asOf)
+	case kindTable:
+		q, ok = tableQuestion(head, relation, tail, sentence, chunk, asOf)
+	case kindCopula:
+		q, ok = copulaQuestion(head, relation, tail, sentence, asOf)
+	default:
+		q, ok = verbQuestion(head, relation, tail, sentence, asOf)
+	}
+	if !ok || ContainsAnswer(q, tail) {
+		return "", false
+	}
+	return q, true
+}
+
+// timeAnchor is the anchor Single adds: the sentence's own time
+// expression, else the publication month.
+func timeAnchor(head, tail, sentence string, asOf time.Time, past bool) string {
+	if a := anchor(head, tail, sentence); a != "" {
+		return " " + a
+	}
+	if asOf.IsZero() || yearRe.MatchString(head) {
+		return ""
+	}
+	if past {
+		return ", as reported in " + asOf.Format("January 2006")
+	}
+	return " as of " + asOf.Format("January 2006")
+}
+
+var (
+	dateRe   = regexp.MustCompile(`^(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|November|December)(?:\s+\d{1,2},)?(?:\s+\d{4})?$|^(?:19|20)\d{2}$|^Q[1-4]\s+\d{4}$|^the\s+(?:first|second|third|fourth)\s+quarter\s+of\s+\d{4}$`)
+	amountRe = regexp.MustCompile(`^(?:[A-Z]{3}\s+|[$€£¥])\s?\d[\d,.]*(?:\s+(?:million|billion|trillion|thousand|bn|m))?$`)
+)
+
+// isDate: "14 March 2026", "March 2026", "2014", "Q1 2026".
+func isDate(s string) bool { return dateRe.MatchString(s) }
+
+// isAmount: "NOK 412 million", "$4.2 billion", "EUR 48,000".
+func isAmount(s string) bool { return amountRe.MatchString(s) }
+
+func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string, bool) {
+	f := strings.Fields(strings.ToLower(relation))
+	subject := questionCase(head)
+	last := f[len(f)-1]
+	// Passive: "was acquired by", "was founded in".
+	if len(f) == 3 && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
+		be, participle := f[0], f[1]
+		switch {
+		case last == "by":
+			return "Who " + participle + " " + subject + anchorOr(head, tail, sentence, asOf, true) + "?", true
+		case isDate(tail):
+			return "When " + be + " " + subject + " " + participle + "?", true
+		case last == "in" || last == "at":
+			return "Where " + be + " " + subject + " " + participle + "?", true
+		}
+		return "", false
+	}
+	// A dated event: "opened on", "co-founded in".
+	if (last == "on" || last == "in") && len(f) >= 2 && isDate(tail) {
+		v, ok := parseRelation(strings.Join(f[:len(f)-1], " "))
+		if !ok || v.copula {
+			return "", false
+		}
+		aux := "does"
+		if v.past {
+			aux = "did"
+		}
+		obj := objectBefore(sentence, f[0], last, tail)
+		if obj == "" {
+			obj = objectAfter(sentence, f[0], tail)
+		}
+		if lf := strings.Fields(v.lemma); len(lf) == 2 {
+			obj = strings.TrimSpace(strings.TrimPrefix(obj+" ", lf[1]+" ")) // "take up" + "up the position"
+		}
+		q := "When " + aux + " " + subject + " " + v.lemma
+		if obj != "" {
+			q += " " + obj
+		}
+		return q + "?", true
+	}
+	// A change: "rose by" 18%.
+	if last == "by" && len(f) == 2 {
+		v, ok := parseRelation(f[0])
+		if !ok || v.copula {
+			return "", false
+		}
+		aux := "does"
+		if v.past {
+			aux = "did"
+		}
+		return "By how much " + aux + " " + subject + " " + v.lemma + anchorOr(head, tail, sentence, asOf, v.past) + "?", true
+	}
+	// An amount given or earned: "How much did Innovation Trøndelag award?"
+	if isAmount(tail) && len(f) == 1 {
+		if v, ok := parseRelation(relation); ok && !v.copula && !measureLemma(v.lemma) {
+			aux := "does"
+			if v.past {
+				aux = "did"
+			}
+			return "How much " + aux + " " + subject + " " + v.lemma + anchorOr(head, tail, sentence, asOf, v.past) + "?", true
+		}
+	}
+	return Single(head, relation, tail, sentence, asOf)
+}
+
+// measureLemma: verbs whose amount is a level ("reach NOK 37 million"),
+// asked with "What did … reach?".
+func measureLemma(l string) bool {
+	switch l {
+	case "reach", "total", "average", "hit", "amount", "stand", "peak", "settle":
+		return true
+	}
+	return false
+}
+
+func anchorOr(head, tail, sentence string, asOf time.Time, past bool) string {
+	return timeAnchor(head, tail, sentence, asOf, past)
+}
+
+// objectBefore returns the words of the sentence between the verb (the
+// first occurrence of verb before the tail) and the preposition before the
+// tail: "opened a cross-dock terminal on Brattøra quay on 8 September 2025"
+// gives "a cross-dock terminal on Brattøra quay". It returns "" when there
+// is none or they do not read as an object (a comma, a quote, a clause).
+func objectBefore(sentence, verb, prep, tail string) string {
+	ti := strings.LastIndex(sentence, tail)
+	if ti < 0 {
+		return ""
+	}
+	before := sentence[:ti]
+	lower := strings.ToLower(before)
+	vi := -1
+	for k := 0; ; {
+		i := strings.Index(lower[k:], verb)
+		if i < 0 {
+			break
+		}
+		vi = k + i
+		k = vi + 1
+	}
+	if vi < 0 {
+		return ""
+	}
+	rest := strings.TrimSpace(before[vi+len(verb):])
+	rest = strings.TrimSpace(strings.TrimSuffix(rest, prep))
+	if rest == "" || strings.Contains(rest, ", ") || strings.ContainsAny(rest, ";:\"“”()") || len(strings.Fields(rest)) > 12 {
+		return ""
+	}
+	w := strings.Fields(rest)
+	if dangling[strings.ToLower(w[0])] && strings.ToLower(w[0]) != "into" && strings.ToLower(w[0]) != "up" {
+		return ""
+	}
+	return rest
+}
+
+func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (string, bool) {
+	f := strings.Fields(strings.ToLower(relation))
+	be, ok := copulas[f[0]]
+	if !ok {
+		return "", false
+	}
+	subject := questionCase(head)
+	if len(f) == 2 && f[1] == "worth" {
+		return "How much " + be + " " + subject + " worth" + timeAnchor(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
+	}
+	if !strings.ContainsAny(tail, "0123456789") {
+		// "Fjordline's largest warehouse is Lonevåg": the name is asked.
+		wh := "What"
+		if looksLikePerson(tail) {
+			wh = "Who"
+		}
+		return wh + " " + be + " " + subject + timeAnchor(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
+	}
+	return Single(head, relation, tail, sentence, asOf)
+}
+
+// locativeQuestions ask where an organisation is.
+var locativeQuestions = map[string]string{"based in": "based", "headquartered in": "headquartered",
+	"located in": "located", "registered in": "registered", "incorporated in": "incorporated", "listed in": "listed"}
+
+func attributeQuestion(head, relation, tail, sentence string, asOf time.Time) (string, bool) {
+	subject := questionCase(head)
+	rel := strings.ToLower(relation)
+	if p, ok := locativeQuestions[rel]; ok {
+		return "Where is " + subject + " " + p + "?", true
+	}
+	if looksLikePerson(tail) {
+		// "Who is the chief executive of Northwind Robotics?"
+		// The sentence's dates belong to other events ("elected Ingrid
+		// Solberg, the chief executive of Northwind Robotics, on 12
+		// February"): the role is dated by the publication.
+		q := "Who is the " + rel + " of " + subject
+		if !asOf.IsZero() {
+			q += " as of " + asOf.Format("January 2006")
+		}
+		return q + "?", true
+	}
+	// "What was Fjordline Logistics' revenue for 2025?"
+	a, be := "", "was"
+	if x := anchor(head, tail, sentence); x != "" {
+		a = " " + x
+	} else {
+		a, be = timeAnchor(head, tail, sentence, asOf, false), "is"
+	}
+	return "What " + be + " " + possessive(subject) + " " + rel + a + "?", true
+}
+
+// possessive writes "X's" or "Xs'".
+func possessive(s string) string {
+	if strings.HasSuffix(s, "'s") || strings.HasSuffix(s, "s'") {
+		return s // already a possessive phrase: "Acme's revenue"
+	}
+	if strings.HasSuffix(s, "s") {
+		return s + "'"
+	}
+	return s + "'s"
+}
+
+var periodRe = regexp.MustCompile(`^(?:(?:FY|fiscal\s+)?(?:19|20)\d{2}|Q[1-4]\s+(?:19|20)\d{2}|H[12]\s+(?:19|20)\d{2}|(?:19|20)\d{2}\s*[-/]\s*\d{2,4})$`)
+
+// tableQuestion: "What was the grant (NOK million) of Northwind Robotics in
+// the 2026 round?" for an entity row; "In "Key figures, Northwind Robotics
+// AS", what was the revenue (NOK million) in 2025?" for a row of figures
+// under period columns.
+func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (string, bool) {
+	caption := tableCaption(chunk, rowLine)
+	if periodRe.MatchString(column) {
+		if caption == "" {
+			return "", false // "What was the revenue in 2025?" of whom?
+		}
+		return "In \"" + caption + "\", what was the figure for " + lowerFirst(row) + " in " + column + "?", true
+	}
+	q := "What is the " + lowerFirst(column) + " of " + row
+	if caption != "" {
+		q += " in \"" + caption + "\""
+	} else if !asOf.IsZero() {
+		q += " as of " + asOf.Format("January 2006")
+	}
+	return q + "?", true
+}
+
+// lowerFirst lower-cases a common-noun header ("Grant (NOK million)") but not
+// an acronym or a name of two capitals ("EBITDA", "PickMate").
+func lowerFirst(s string) string {
+	first := strings.Fields(s)[0]
+	up := 0
+	for _, r := range first {
+		if unicode.IsUpper(r) {
+			up++
+		}
+	}
+	if up != 1 {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+[.:]?\s*(?:[–—:-]\s*)?`)
+
+// tableCaption returns the title line right above the table holding
+// rowLine ("Table 1 – Key figures, Northwind Robotics AS" gives "Key
+// figures, Northwind Robotics AS"), or "".
+func tableCaption(chunk, rowLine string) string {
+	i := strings.Index(chunk, rowLine)
+	if i < 0 {
+		return ""
+	}
+	lines := strings.Split(chunk[:i], "\n")
+	k := len(lines) - 1
+	for k >= 0 && strings.HasPrefix(strings.TrimSpace(lines[k]), "|") || k >= 0 && strings.TrimSpace(lines[k]) == "" && k == len(lines)-1 {
+		k--
+	}
+	for k >= 0 && strings.TrimSpace(lines[k]) == "" {
+		k--
+	}
+	if k < 0 {
+		return ""
+	}
+	c := strings.TrimSpace(lines[k])
+	c = strings.TrimLeft(c, "#")
+	c = strings.TrimSpace(strings.Trim(c, "*_"))
+	c = captionNumber.ReplaceAllString(c, "")
+	c = strings.TrimSuffix(strings.TrimSpace(c), ":")
+	if c == "" || strings.Contains(c, "\"") || len(strings.Fields(c)) > 14 || !strings.ContainsFunc(c, unicode.IsUpper) {
+		return ""
+	}
+	if strings.HasSuffix(strings.ToLower(c), "below") || strings.HasSuffix(strings.ToLower(c), "follows") {
+		return "" // a lead-in sentence, not a title
+	}
+	return c
+}
+
+// objectAfter returns the object after the verb when the date came first
+// ("In February 2026 Ingrid Solberg joined the board of Kvarts"): the words
+// after the verb up to a preposition of place or time or a punctuation mark.
+func objectAfter(sentence, verb, tail string) string {
+	lower := strings.ToLower(sentence)
+	vi := strings.Index(lower, verb+" ")
+	if vi < 0 || strings.Contains(sentence[vi:], tail) {
+		return ""
+	}
+	var words []string
+	for _, w := range strings.Fields(sentence[vi+len(verb):]) {
+		clean := strings.TrimRight(w, ",.;:")
+		if objectStops[strings.ToLower(clean)] || len(words) == 8 {
+			break
+		}
+		words = append(words, clean)
+		if clean != w {
+			break
+		}
+	}
+	if len(words) == 0 || strings.ContainsAny(strings.Join(words, " "), "\"“”()") {
+		return ""
+	}
+	return strings.Join(words, " ")
+}
+
+var objectStops = map[string]bool{"in": true, "on": true, "at": true, "for": true, "from": true, "with": true,
+	"to": true, "since": true, "by": true, "during": true, "and": true, "after": true, "before": true,
+	"which": true, "who": true, "that": true, "when": true, "while": true}

@@ -1,0 +1,90 @@
+package triplet
+
+import (
+	"strings"
+	"unicode"
+)
+
+// tableTriples reads the Markdown tables of a chunk: a header row, a
+// delimiter row (|---|---|) and data rows. Each data row yields (first cell,
+// column header, cell) for every other non-empty cell, with the row line,
+// verbatim, as its sentence. Rows whose first cell is empty, a number, or a
+// repeat of the header yield nothing.
+func tableTriples(chunk string) []Triple {
+	var out []Triple
+	type line struct {
+		text       string
+		start, end int
+	}
+	var lines []line
+	for off := 0; off < len(chunk); {
+		e := strings.IndexByte(chunk[off:], '\n')
+		if e < 0 {
+			e = len(chunk) - off
+		}
+		l := chunk[off : off+e]
+		t := strings.TrimSpace(l)
+		lead := strings.Index(l, t)
+		lines = append(lines, line{text: t, start: off + lead, end: off + lead + len(t)})
+		off += e + 1
+	}
+	for i := 0; i+1 < len(lines); i++ {
+		if !isRow(lines[i].text) || !isDelimiter(lines[i+1].text) {
+			continue
+		}
+		header := cells(lines[i].text)
+		for k := i + 2; k < len(lines) && isRow(lines[k].text); k++ {
+			row := cells(lines[k].text)
+			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) {
+				continue
+			}
+			for c := 1; c < len(row) && c < len(header); c++ {
+				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
+				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
+				if h == "" || v == "" || v == "-" || v == "–" || v == "—" || !strings.Contains(lines[k].text, v) {
+					continue
+				}
+				out = append(out, Triple{
+					Head: strings.TrimSpace(strings.Trim(row[0], "*_")), Relation: h, Tail: v, Kind: KindTable,
+					Sentence: Sentence{Text: lines[k].text, Start: lines[k].start, End: lines[k].end},
+				})
+			}
+		}
+		i++
+	}
+	return out
+}
+
+func isRow(l string) bool { return strings.HasPrefix(l, "|") && strings.Count(l, "|") >= 2 }
+
+// isDelimiter: | --- | :---: |
+func isDelimiter(l string) bool {
+	if !isRow(l) {
+		return false
+	}
+	for _, c := range cells(l) {
+		c = strings.TrimSpace(c)
+		if strings.Trim(c, "-:") != "" || !strings.Contains(c, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// cells splits a row into its trimmed cells.
+func cells(l string) []string {
+	l = strings.TrimSpace(l)
+	l = strings.TrimPrefix(l, "|")
+	l = strings.TrimSuffix(l, "|")
+	parts := strings.Split(l, "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+// entityCell: a first cell that names something, not a number or a blank.
+func entityCell(c string) bool {
+	c = strings.TrimSpace(strings.Trim(c, "*_ "))
+	return c != "" && strings.IndexFunc(c, unicode.IsLetter) >= 0 && !isNumber(c)
+}
