@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,9 +27,21 @@ func cmdBenchKnowledge(_ context.Context, args []string, stdout io.Writer) error
 	fs := flag.NewFlagSet("bench knowledge", flag.ContinueOnError)
 	sizes := fs.String("sizes", "200,2000,20000", "documents already in the graph, comma-separated")
 	probe := fs.Int("probe", 200, "documents added and timed at each size")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.SetOutput(stdout)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var ns []int
 	for _, f := range strings.Split(*sizes, ",") {

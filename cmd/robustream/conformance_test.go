@@ -71,7 +71,7 @@ var procConformance = map[string]procFeatures{
 	triplet.StageName: {accepts: map[string]string{
 		confWrongType("Triplet"): untyped + "a Triplet has chunk_id and doc_id, the fields a chunk needs; with no text it yields no triplets",
 	}},
-	question.StageName: {},
+	question.StageName: {stateful: true},
 	perturb.StageName:  {},
 	fanout.StageName:   {},
 	reader.StageName: {accepts: map[string]string{

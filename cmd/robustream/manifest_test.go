@@ -52,7 +52,7 @@ func TestManifestWaitsForOtherProducers(t *testing.T) {
 	}
 	defer func(k []perturb.Kind, p []stageSpec) { perturbKinds, variantProducers = k, p }(perturbKinds, variantProducers)
 	perturbKinds = append(perturbKinds, perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Producer: "shouter"})
-	variantProducers = append(variantProducers, processorStage("shouter", streams.TopicVariants, streams.TopicVariants,
+	variantProducers = append(variantProducers, processorStage("shouter", streams.TopicVariants, []string{streams.TopicVariants},
 		func(*engine) (streams.Processor, error) { return shouter{}, nil }))
 
 	data := t.TempDir()

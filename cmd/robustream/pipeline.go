@@ -27,20 +27,21 @@ type stageSpec struct {
 	build   func(e *engine) (streams.Stage, error)
 }
 
-func processorStage(name, input, output string, build func(e *engine) (streams.Processor, error)) stageSpec {
-	return stageSpec{name: name, inputs: []string{input}, outputs: []string{output}, build: func(e *engine) (streams.Stage, error) {
+func processorStage(name, input string, outs []string, build func(e *engine) (streams.Processor, error)) stageSpec {
+	return stageSpec{name: name, inputs: []string{input}, outputs: outs, build: func(e *engine) (streams.Stage, error) {
 		p, err := build(e)
 		if err != nil {
 			return streams.Stage{}, fmt.Errorf("stage %s: %w", name, err)
 		}
-		return streams.Stage{Name: name, Inputs: []string{input}, Outputs: []string{output}, Processor: p}, nil
+		return streams.Stage{Name: name, Inputs: []string{input}, Outputs: outs, Processor: p}, nil
 	}}
 }
 
-// questionStage is the knowledge graph: a singleton reading chunks (for
-// document versions) and triplets (its edges), its state in a changelog.
+// questionStage is the knowledge graph: a singleton reading the triplets
+// (its edges, and the End records closing each chunk), its state in a
+// changelog.
 func questionStage() stageSpec {
-	inputs := []string{streams.TopicChunks, streams.TopicTriplets}
+	inputs := []string{streams.TopicTriplets}
 	return stageSpec{name: question.StageName, inputs: inputs, outputs: []string{streams.TopicQuestions}, build: func(e *engine) (streams.Stage, error) {
 		state := streams.NewState(e.kafka, question.StageName)
 		qc := e.cfg.Stages.Questions.Config
@@ -142,10 +143,10 @@ func sinkStage(topic, table string) stageSpec {
 // registry lists every stage in pipeline order.
 func registry() []stageSpec {
 	specs := []stageSpec{
-		processorStage(chunk.StageName, streams.TopicDocuments, streams.TopicChunks, func(e *engine) (streams.Processor, error) {
+		processorStage(chunk.StageName, streams.TopicDocuments, []string{streams.TopicChunks}, func(e *engine) (streams.Processor, error) {
 			return chunk.NewStage(e.cfg.Stages.Chunk.Config)
 		}),
-		processorStage(triplet.StageName, streams.TopicChunks, streams.TopicTriplets, func(e *engine) (streams.Processor, error) {
+		processorStage(triplet.StageName, streams.TopicChunks, []string{streams.TopicTriplets, streams.TopicDLQ}, func(e *engine) (streams.Processor, error) {
 			tc := e.cfg.Stages.Triplets.Config
 			tc.Logger = e.log
 			st, err := triplet.NewStage(tc)
@@ -161,7 +162,7 @@ func registry() []stageSpec {
 			return st, nil
 		}),
 		questionStage(),
-		processorStage(perturb.StageName, streams.TopicQuestions, streams.TopicVariants, func(e *engine) (streams.Processor, error) {
+		processorStage(perturb.StageName, streams.TopicQuestions, []string{streams.TopicVariants}, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
 			pc.Kinds = perturbKinds
@@ -175,7 +176,7 @@ func registry() []stageSpec {
 	}
 	specs = append(specs, variantProducers...)
 	specs = append(specs, []stageSpec{
-		processorStage(fanout.StageName, streams.TopicVariants, streams.TopicEvalRequests, func(e *engine) (streams.Processor, error) {
+		processorStage(fanout.StageName, streams.TopicVariants, []string{streams.TopicEvalRequests}, func(e *engine) (streams.Processor, error) {
 			st, err := fanout.NewStage(fanoutConfigOf(e.cfg.Stages.Fanout.Config, e.models))
 			e.fanout = st
 			return st, err

@@ -16,8 +16,8 @@ import (
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/question"
-	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/streams"
 )
 

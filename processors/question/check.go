@@ -1,6 +1,7 @@
 package question
 
 import (
+	"maps"
 	"math"
 	"strings"
 	"unicode"
@@ -73,6 +74,18 @@ func LexicalSimilarity(a, b string) float64 {
 // Difficulty is the retrieval difficulty of GRADE eq. 1: D_r(q) = 1 − min
 // over the supporting chunks of sim(q, chunk). With no chunks it is 1.
 func Difficulty(question string, chunks []string) float64 {
+	key := memoKey(append([]string{question}, chunks...)...)
+	if d, ok := difficultyMemo.get(key); ok {
+		return d
+	}
+	d := difficulty(question, chunks)
+	difficultyMemo.put(key, d)
+	return d
+}
+
+var difficultyMemo = newMemo[float64](1 << 15)
+
+func difficulty(question string, chunks []string) float64 {
 	minSim := 1.0
 	if len(chunks) == 0 {
 		minSim = 0
@@ -97,6 +110,26 @@ const (
 // whether all passed. The answer must occur in every ground-truth chunk it
 // cites.
 func Checks(question, head, answer string, chunks []string) (map[string]float64, bool) {
+	key := memoKey(append([]string{question, head, answer}, chunks...)...)
+	if r, ok := checksMemo.get(key); ok {
+		return maps.Clone(r.scores), r.ok
+	}
+	scores, ok := checks(question, head, answer, chunks)
+	checksMemo.put(key, checked{maps.Clone(scores), ok})
+	return scores, ok
+}
+
+type checked struct {
+	scores map[string]float64
+	ok     bool
+}
+
+// checksMemo remembers the checks of recent questions: the knowledge graph
+// re-evaluates an instance whenever an entity it touches changes, and the
+// checks (which tag the question) are a pure function of their inputs.
+var checksMemo = newMemo[checked](1 << 15)
+
+func checks(question, head, answer string, chunks []string) (map[string]float64, bool) {
 	inChunks := len(chunks) > 0
 	for _, c := range chunks {
 		inChunks = inChunks && AnswerInText(answer, c)

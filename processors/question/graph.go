@@ -33,6 +33,9 @@ type Edge struct {
 	// the fact belongs to (the sentence's time expression, else the month of
 	// publication): facts of different periods do not conflict.
 	rel, h, t, period string
+	// dated: the period comes from the sentence itself, not from the
+	// publication date.
+	dated bool
 }
 
 // EdgeOf returns the edge of a triplet.
@@ -40,7 +43,42 @@ func EdgeOf(t *schemas.Triplet) *Edge {
 	return &Edge{ID: EdgeKey(t), TripletID: t.TripletID, Head: t.Head, Relation: t.Relation, Tail: t.Tail, Kind: t.Kind,
 		Sentence: t.SourceSentence, ChunkID: t.ChunkID, DocID: t.DocID, Domain: t.Domain,
 		DocVersion: t.DocVersion, PublishedAt: t.PublishedAt,
-		rel: RelationKey(t.Relation), h: EntityKey(t.Head), t: EntityKey(t.Tail), period: periodKey(t)}
+		rel: RelationKey(t.Relation), h: headKey(t), t: EntityKey(t.Tail), period: periodKey(t),
+		dated: anchor(t.Head, t.Tail, t.SourceSentence) != ""}
+}
+
+// compatible reports whether two facts may be combined in one multi-hop
+// question: facts dated by their own sentences must be of one period
+// ("employed 11,400 people in Q1 2024" does not combine with "opened 17
+// stores in Q2 2024"); a fact dated only by its document's publication
+// combines with any.
+func compatible(a, b *Edge) bool { return !a.dated || !b.dated || a.period == b.period }
+
+// headKey is the entity key of a triplet's head. A table row named by a
+// common noun ("Revenue", "Operating margin") is a line of that document's
+// table, not an entity shared with others: its key is qualified by the
+// document, so two companies' "Revenue" rows never merge.
+func headKey(t *schemas.Triplet) string {
+	k := EntityKey(t.Head)
+	if t.Kind == "table" && !namedEntity(t.Head) {
+		k += " @" + t.DocID
+	}
+	return k
+}
+
+// namedEntity reports whether a name has two or more words and every word
+// capitalized: "Northwind Robotics", not "Operating margin" or "Revenue".
+func namedEntity(name string) bool {
+	ws := strings.Fields(name)
+	if len(ws) < 2 {
+		return false
+	}
+	for _, w := range ws {
+		if r := []rune(w)[0]; !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // periodKey is the period a triplet's fact belongs to.
@@ -142,13 +180,15 @@ type Graph struct {
 	chunks  map[string]string          // chunk id → text
 	refs    map[string]int             // chunk id → edges citing it
 	byDoc   map[string]map[string]bool // document → edge ids
+	pdeg    map[string]map[string]int  // canonical entity → period → edges
 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph {
 	return &Graph{edges: map[string]*Edge{}, out: map[string]map[string]*Edge{}, in: map[string]map[string]*Edge{},
 		parent: map[string]string{}, links: map[string]map[string]bool{}, docKeys: map[string]map[string]bool{},
-		chunks: map[string]string{}, refs: map[string]int{}, byDoc: map[string]map[string]bool{}}
+		chunks: map[string]string{}, refs: map[string]int{}, byDoc: map[string]map[string]bool{},
+		pdeg: map[string]map[string]int{}}
 }
 
 // Len returns the number of edges.
@@ -205,6 +245,10 @@ func (g *Graph) union(a, b string) (string, bool) {
 			delete(adj, rb)
 		}
 	}
+	for p, n := range g.pdeg[rb] {
+		g.count(ra, p, n)
+	}
+	delete(g.pdeg, rb)
 	for l := range g.links[rb] {
 		g.link(ra, l)
 	}
@@ -260,6 +304,8 @@ func (g *Graph) Add(e *Edge, chunk string) []string {
 	}
 	put(g.out, h)
 	put(g.in, t)
+	g.count(h, e.period, 1)
+	g.count(t, e.period, 1)
 	touched := []string{h, t}
 	// Aliases defined in the chunk: "Innovation Trøndelag (IT)".
 	for _, m := range acronymRe.FindAllStringSubmatch(chunk, -1) {
@@ -305,6 +351,8 @@ func (g *Graph) Remove(id string) []string {
 	h, t := g.find(e.h), g.find(e.t)
 	delete(g.out[h], id)
 	delete(g.in[t], id)
+	g.count(h, e.period, -1)
+	g.count(t, e.period, -1)
 	g.unref(e.ChunkID)
 	return []string{h, t}
 }
@@ -355,13 +403,37 @@ func (g *Graph) adjacent(adj map[string]map[string]*Edge, n string) []hop {
 	return out
 }
 
-// degree is the number of edges at an entity (links not counted).
-func (g *Graph) degree(n string) int { return len(g.out[n]) + len(g.in[n]) }
+// degree is the number of edges of a period at an entity (links not
+// counted).
+func (g *Graph) degree(n, period string) int { return g.pdeg[n][period] }
 
-// hub reports whether an entity has too many edges to be a pivot: patterns
-// through it are not enumerated, which keeps the work per new edge
-// independent of the graph's size.
-func (g *Graph) hub(n string, lim PatternLimits) bool { return g.degree(n) > lim.HubDegree }
+// hub reports whether an entity has too many edges in a period to be a
+// pivot ("2025", a country every report names): patterns through it are
+// not enumerated, which keeps the work per new edge independent of the
+// graph's size. Degrees count per period, so a company reported on every
+// quarter does not become a hub by growing older.
+func (g *Graph) hub(n, period string, lim PatternLimits) bool {
+	return g.degree(n, period) > lim.HubDegree
+}
+
+// hubAny reports whether an entity is a hub in some period.
+func (g *Graph) hubAny(n string, lim PatternLimits) bool {
+	for _, d := range g.pdeg[n] {
+		if d > lim.HubDegree {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Graph) count(n, period string, d int) {
+	if g.pdeg[n] == nil {
+		g.pdeg[n] = map[string]int{}
+	}
+	if g.pdeg[n][period] += d; g.pdeg[n][period] <= 0 {
+		delete(g.pdeg[n], period)
+	}
+}
 
 // head and tail are an edge's canonical entities.
 func (g *Graph) head(e *Edge) string { return g.find(e.h) }

@@ -234,7 +234,7 @@ func (k *Knowledge) update(touched []string, added []*Edge) Change {
 		}
 		// What a change at n makes possible: instances around its edges
 		// (not at a hub, whose edges are too many to revisit).
-		if k.g.hub(n, k.lim) {
+		if k.g.hubAny(n, k.lim) {
 			continue
 		}
 		for _, h := range append(k.g.outOf(n), k.g.inOf(n)...) {
@@ -411,12 +411,20 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 		schemas.Stamp(q, q.QuestionID, e.TripletID)
 		return q, ""
 	}
-	text, answer, ok := k.g.Write(in)
-	if !ok {
-		return nil, RejectNoTemplate
+	text, answer, templated := k.g.Write(in)
+	ae, tail := in.Answer()
+	if !templated {
+		// No template reads well (a path three relative clauses deep):
+		// only the LLM writer can phrase it.
+		if k.llm == nil || k.llm.writer == nil {
+			return nil, RejectNoTemplate
+		}
+		answer = ae.Head
+		if tail {
+			answer = ae.Tail
+		}
 	}
 	answer = strings.Join(strings.Fields(answer), " ")
-	ae, _ := in.Answer()
 	var ids, chunks, triplets, pivots []string
 	for _, e := range in.Edges {
 		triplets = append(triplets, e.TripletID)
@@ -439,17 +447,20 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	if in.Pattern == schemas.PatternStar {
 		named = in.Edges[0].Tail
 	}
-	scores, ok := Checks(text, named, answer, []string{k.g.Chunk(ae.ChunkID)})
-	if !ok {
-		for _, r := range Reasons[1:] {
-			if scores[r] == 0 {
-				return nil, r
+	scores := map[string]float64{}
+	if templated {
+		var ok bool
+		if scores, ok = Checks(text, named, answer, []string{k.g.Chunk(ae.ChunkID)}); !ok {
+			for _, r := range Reasons[1:] {
+				if scores[r] == 0 {
+					return nil, r
+				}
 			}
 		}
-	}
-	for _, p := range pivots {
-		if ContainsAnswer(text, p) && in.Pattern != schemas.PatternInvertedStar {
-			return nil, RejectPivotNamed
+		for _, p := range pivots {
+			if ContainsAnswer(text, p) && in.Pattern != schemas.PatternInvertedStar {
+				return nil, RejectPivotNamed
+			}
 		}
 	}
 	if in.Repaired {
@@ -464,6 +475,9 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	var reason string
 	if q, reason = k.rewrite(in, q, named); q == nil {
 		return nil, reason
+	}
+	if q.Question == "" {
+		return nil, RejectNoTemplate // the writer gave nothing usable either
 	}
 	q.QuestionID = schemas.ID(in.ID(), q.Question, answer)
 	schemas.Stamp(q, q.QuestionID, triplets...)

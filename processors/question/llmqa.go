@@ -86,6 +86,10 @@ func (k *Knowledge) rewrite(in *Instance, q *schemas.Question, named string) (*s
 		}
 		if err != nil {
 			k.Rejected[RejectLLMWriter]++
+			if q.Question == "" {
+				k.logLLM("question writer gave no usable question; none is asked", err)
+				return q, ""
+			}
 			k.logLLM("question writer gave no usable question; the template's is asked", err)
 		}
 	}

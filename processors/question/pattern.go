@@ -76,7 +76,7 @@ func (l PatternLimits) withDefaults() PatternLimits {
 		l.PerDocument = 50
 	}
 	if l.PerFact == 0 {
-		l.PerFact = 2
+		l.PerFact = 3
 	}
 	if l.SingleHop == "" {
 		l.SingleHop = "unique"
@@ -100,26 +100,26 @@ func (g *Graph) Around(e *Edge, lim PatternLimits) []*Instance {
 	out := []*Instance{{Pattern: schemas.PatternSingle, Edges: []*Edge{e}}}
 	h, t := g.head(e), g.tail(e)
 	for _, o := range g.outOf(h) {
-		if g.hub(h, lim) {
+		if g.hub(h, e.period, lim) {
 			break
 		}
-		if o.e != e {
+		if o.e != e && compatible(o.e, e) {
 			out = append(out, &Instance{Pattern: schemas.PatternStar, Edges: []*Edge{e, o.e}, Repaired: o.repaired},
 				&Instance{Pattern: schemas.PatternStar, Edges: []*Edge{o.e, e}, Repaired: o.repaired})
 		}
 	}
 	for _, i := range g.inOf(t) {
-		if g.hub(t, lim) {
+		if g.hub(t, e.period, lim) {
 			break
 		}
-		if i.e != e {
+		if i.e != e && compatible(i.e, e) {
 			out = append(out, &Instance{Pattern: schemas.PatternInvertedStar, Edges: []*Edge{e, i.e}, Repaired: i.repaired},
 				&Instance{Pattern: schemas.PatternInvertedStar, Edges: []*Edge{i.e, e}, Repaired: i.repaired})
 		}
 	}
 	// Paths through e: up to MaxHops-1 edges before it and after it.
-	before := g.walk(h, lim, lim.MaxHops-1, false, map[string]bool{h: true, t: true})
-	after := g.walk(t, lim, lim.MaxHops-1, true, map[string]bool{h: true, t: true})
+	before := g.walk(h, e, lim, lim.MaxHops-1, false, map[string]bool{h: true, t: true})
+	after := g.walk(t, e, lim, lim.MaxHops-1, true, map[string]bool{h: true, t: true})
 	n := 0
 	for _, b := range before {
 		for _, a := range after {
@@ -153,9 +153,9 @@ type walked struct {
 // walk returns the simple walks of up to depth edges from n (forward along
 // out-edges, or backward along in-edges), the empty walk included. Hubs
 // are never crossed.
-func (g *Graph) walk(n string, lim PatternLimits, depth int, forward bool, seen map[string]bool) []walked {
+func (g *Graph) walk(n string, from *Edge, lim PatternLimits, depth int, forward bool, seen map[string]bool) []walked {
 	out := []walked{{}}
-	if depth == 0 || g.hub(n, lim) {
+	if depth == 0 || g.hub(n, from.period, lim) {
 		return out
 	}
 	next := g.inOf(n)
@@ -166,6 +166,9 @@ func (g *Graph) walk(n string, lim PatternLimits, depth int, forward bool, seen 
 		if len(out) >= maxWalks {
 			break
 		}
+		if !compatible(x.e, from) {
+			continue
+		}
 		m := g.head(x.e)
 		if forward {
 			m = g.tail(x.e)
@@ -174,7 +177,7 @@ func (g *Graph) walk(n string, lim PatternLimits, depth int, forward bool, seen 
 			continue
 		}
 		seen[m] = true
-		for _, w := range g.walk(m, lim, depth-1, forward, seen) {
+		for _, w := range g.walk(m, from, lim, depth-1, forward, seen) {
 			if len(out) >= maxWalks {
 				break
 			}
@@ -203,6 +206,7 @@ const (
 	RejectRedundant = "redundant"  // a path with a shortcut
 	RejectDegree    = "degree"     // RARE's single-hop degree constraints
 	RejectStale     = "stale_edge" // an edge left the graph
+	RejectPeriods   = "periods"    // a multi-hop set mixes facts of different periods
 )
 
 // Valid checks an instance against the graph as it stands and returns ""
@@ -233,6 +237,11 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 	chunks := map[string]bool{}
 	for _, e := range in.Edges {
 		chunks[e.ChunkID] = true
+		for _, o := range in.Edges {
+			if !compatible(e, o) {
+				return RejectPeriods
+			}
+		}
 	}
 	if len(chunks) < 2 {
 		return RejectOneChunk
@@ -244,7 +253,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 			if !unique(e) {
 				return RejectAmbiguous
 			}
-			if i > 0 && (g.degree(g.head(e)) > lim.HubDegree || hasDigit(e.Head)) {
+			if i > 0 && (g.hub(g.head(e), e.period, lim) || hasDigit(e.Head)) {
 				return RejectHubPivot
 			}
 			nodes = append(nodes, g.tail(e))
@@ -275,7 +284,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		if len(others) != 1 {
 			return RejectAmbiguous
 		}
-		if g.degree(c) > lim.HubDegree || hasDigit(id.Tail) {
+		if g.hub(c, id.period, lim) || hasDigit(id.Tail) {
 			return RejectHubPivot
 		}
 	}
@@ -298,14 +307,23 @@ func docOf(in *Instance) string {
 	return e.DocID
 }
 
-// capKey is the cap group of an instance: its document and pattern, and
-// for a multi-hop pattern the fact it asks.
+// capKey is the cap group of an instance: its document and pattern for a
+// single-hop question; for a multi-hop one the pattern, the fact it asks
+// and the documents its facts come from. All the instances of a group
+// become possible when the last of those documents is applied, in one
+// update, so the cap picks among all of them at once and the set asked
+// does not depend on the order documents arrive in.
 func capKey(in *Instance) string {
 	if in.Pattern == schemas.PatternSingle {
 		return docOf(in) + "\x00" + in.Pattern
 	}
 	e, _ := in.Answer()
-	return docOf(in) + "\x00" + in.Pattern + "\x00" + e.ID
+	var docs []string
+	for _, x := range in.Edges {
+		docs = append(docs, x.DocID)
+	}
+	slices.Sort(docs)
+	return docOf(in) + "\x00" + in.Pattern + "\x00" + e.ID + "\x00" + strings.Join(slices.Compact(docs), "\x00")
 }
 
 // capOf returns the cap of a group.

@@ -14,6 +14,7 @@ const (
 	kindCopula    = "copula"
 	kindAttribute = "attribute"
 	kindTable     = "table"
+	kindRelease   = "release"
 )
 
 // SingleFor writes the single-hop question whose answer is tail for a
@@ -47,6 +48,8 @@ func SingleFor(kind, head, relation, tail, sentence, chunk string, asOf time.Tim
 		q, ok = tableQuestion(head, relation, tail, sentence, chunk, asOf)
 	case kindCopula:
 		q, ok = copulaQuestion(head, relation, tail, sentence, asOf)
+	case kindRelease:
+		q, ok = releaseQuestion(head, relation, tail, sentence)
 	default:
 		q, ok = verbQuestion(head, relation, tail, sentence, asOf)
 	}
@@ -364,3 +367,118 @@ func objectAfter(sentence, verb, tail string) string {
 var objectStops = map[string]bool{"in": true, "on": true, "at": true, "for": true, "from": true, "with": true,
 	"to": true, "since": true, "by": true, "during": true, "and": true, "after": true, "before": true,
 	"which": true, "who": true, "that": true, "when": true, "while": true}
+
+// releaseRe splits a release-note head into its subject and the release it
+// belongs to: "cat (coreutils 9.1)".
+var releaseRe = regexp.MustCompile(`^(.+) \(([^()]*\d[^()]*)\)$`)
+
+// classRe finds the class noun written right after an identifier in a
+// sentence ("the copy_file_range syscall"), which asks for it: "Which
+// syscall …?".
+var classRe = regexp.MustCompile(`^\s+(option|syscall|field|environment\s+variable|variable|command|flag)\b`)
+
+// releaseAdverbs sit between a subject and its verb in release notes.
+var releaseAdverbs = map[string]bool{"now": true, "no": true, "longer": true, "also": true, "first": true, "still": true, "only": true}
+
+// releaseQuestion phrases a fact of release notes (triplet Kind "release"):
+//   - "released on": "When was coreutils 9.1 released?";
+//   - "introduced in": "Which release introduced the grep bug where …?";
+//   - a noun ("CVE identifier", "severity"): "What is the severity of …?",
+//     and "kind of release": "What kind of release is OpenSSL 3.0.19?";
+//   - "is", "are", "is now": "What is the new way to …?", the answer being
+//     the thing so described;
+//   - a verb group with its qualifier ("now uses", "can now set to restrict
+//     …", "has been replaced by", "have been deprecated since"): "What does
+//     cat now use?", "Which field can Packages files now set to …?", "Since
+//     which release have … been deprecated?".
+//
+// A head's release ("cat (coreutils 9.1)") opens the question: "In
+// coreutils 9.1, which syscall does cat now use?". A program named alone,
+// in lower case, is called a command: "the cksum command".
+func releaseQuestion(head, relation, tail, sentence string) (string, bool) {
+	subj, ctx := head, ""
+	if m := releaseRe.FindStringSubmatch(head); m != nil {
+		subj, ctx = m[1], m[2]
+	}
+	rel := strings.Join(strings.Fields(relation), " ")
+	w := strings.Fields(rel)
+	if len(w) == 0 {
+		return "", false
+	}
+	switch {
+	case ctx == "" && bareProgram.MatchString(subj):
+		subj = "the " + subj + " command"
+	case ctx == "" && programList.MatchString(subj):
+		subj = "the " + subj + " commands"
+	}
+	if f := strings.Fields(subj); strings.HasSuffix(f[0], "ing") && isCapitalized(f[0]) && f[0] != strings.ToUpper(f[0]) {
+		subj = strings.ToLower(subj[:1]) + subj[1:] // "Installing or upgrading a binary package"
+	}
+	var q string
+	switch {
+	case rel == "released on":
+		q = "When was " + subj + " released"
+	case rel == "introduced in":
+		q = "Which release introduced " + subj
+	case rel == "kind of release":
+		q = "What kind of release is " + subj
+	case rel == "CVE identifier" || rel == "severity":
+		q = "What is the " + rel + " of " + subj
+	case rel == "is" || rel == "are" || rel == "is now":
+		q = "What " + rel + " " + subj
+	default:
+		wh := "What"
+		if i := strings.Index(sentence, tail); i >= 0 {
+			before, after := sentence[:i], sentence[i+len(tail):]
+			if m := classRe.FindStringSubmatch(after); m != nil {
+				wh = "Which "
+				if strings.HasSuffix(strings.TrimSpace(before), "new") {
+					wh += "new "
+				}
+				wh += strings.Join(strings.Fields(m[1]), " ")
+			} else if strings.HasSuffix(strings.TrimSpace(before), "aliases") {
+				wh = "Which alias"
+			}
+		}
+		var aux string
+		var rest []string
+		switch w[0] {
+		case "is", "are", "has", "have", "will", "can", "should":
+			aux, rest = w[0], w[1:]
+		default:
+			k := 0
+			for k < len(w) && releaseAdverbs[w[k]] {
+				k++
+			}
+			if k == len(w) {
+				return "", false
+			}
+			verb := w[k]
+			aux = "do"
+			lemma := verb
+			if strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss") {
+				aux, lemma = "does", thirdPerson(verb)
+			}
+			rest = append(append(append([]string{}, w[:k]...), lemma), w[k+1:]...)
+		}
+		if n := len(rest); n > 0 && rest[n-1] == "since" {
+			wh, rest = "Since which release", rest[:n-1]
+		}
+		q = wh + " " + aux + " " + subj
+		if len(rest) > 0 {
+			q += " " + strings.Join(rest, " ")
+		}
+	}
+	q = strings.Join(strings.Fields(q), " ")
+	if ctx != "" {
+		r, n := utf8.DecodeRuneInString(q)
+		q = "In " + ctx + ", " + string(unicode.ToLower(r)) + q[n:]
+	}
+	return q + "?", true
+}
+
+// bareProgram: a program's name alone, in lower case ("cksum").
+var bareProgram = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+
+// programList: programs named in a list ("cp, mv, and install").
+var programList = regexp.MustCompile(`^[a-z][\w-]*(?:, [a-z][\w-]*)*,? and [a-z][\w-]*$`)

@@ -84,7 +84,7 @@ const RejectNoTemplate = "no_template"
 // Reasons lists every reason a pattern instance can be turned down for.
 var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
 	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole, RejectAmbiguous, RejectOneChunk,
-	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectLLMWriter, RejectLLMScore, RejectLLMScorer}
+	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectPeriods, RejectLLMWriter, RejectLLMScore, RejectLLMScorer}
 
 // NewStage returns the question stage; state may be nil (nothing
 // persisted: tests and benchmarks).

@@ -69,6 +69,9 @@ func SubjectNamed(head string) bool {
 		return false
 	}
 	for _, x := range w[1:] {
+		if x == "where" {
+			break // "the bug where 'cp A B' fails when …": a relative clause describes
+		}
 		if clauseWords[x] {
 			return false // "Fixes for tests when the source directory …"
 		}
@@ -77,7 +80,7 @@ func SubjectNamed(head string) bool {
 		// "Make" is a verb at the head of a bullet; "Make Corp" would be
 		// capitalized twice, as names are.
 		f := strings.Fields(head)
-		return len(f) > 1 && isCapitalized(f[1])
+		return len(f) > 1 && (isCapitalized(f[1]) || isOption(f[1]))
 	}
 	return !(len(w) == 1 && unnamed[w[0]])
 }
@@ -192,8 +195,13 @@ func questionForm(q string) bool {
 	if len(w) < 3 || len(w) > 50 {
 		return false
 	}
-	for i := 1; i < len(w); i++ {
-		if w[i] == w[i-1] && !isDigits(w[i]) {
+	// A doubled word ("take up up") as written: "ASN1_TYPE Type" and
+	// `"a..a" vs "a.+"` double nothing.
+	asWritten := strings.FieldsFunc(q, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '_' && r != '.'
+	})
+	for i := 1; i < len(asWritten); i++ {
+		if asWritten[i] == asWritten[i-1] && !isDigits(asWritten[i]) {
 			return false
 		}
 	}
@@ -243,7 +251,7 @@ func questionNamed(q string) bool {
 			return false
 		}
 		if imperatives[first] || imperatives[strings.TrimSuffix(first, "s")] || imperatives[strings.TrimSuffix(first, "es")] {
-			if i+1 >= len(ts) || !isCapitalized(ts[i+1].Text) {
+			if i+1 >= len(ts) || !isCapitalized(ts[i+1].Text) && !isOption(ts[i+1].Text) {
 				return false
 			}
 		}
@@ -256,8 +264,43 @@ func questionNamed(q string) bool {
 			return true
 		}
 	}
+	// Software is named in lower case: a command line, an option or an
+	// identifier ("sort --debug", "copy_file_range", 'cp A B'), or a program
+	// called by name ("the cksum command").
+	if programRe.MatchString(q) {
+		return true
+	}
+	for _, f := range strings.Fields(q)[1:] {
+		if codeToken(f) {
+			return true
+		}
+	}
 	return false
 }
+
+// programRe: "the cksum command", "the 'r' command".
+var programRe = regexp.MustCompile(`\bthe (?:'?[a-z][\w-]*'? (?:command|program|utility|option)|[a-z][\w-]*(?:, [a-z][\w-]*)*,? and [a-z][\w-]* commands)\b`)
+
+// isOption: a command-line option, "-R", "--debug".
+func isOption(s string) bool {
+	s = strings.Trim(s, `"'`+"`")
+	return len(s) > 1 && s[0] == '-' && (unicode.IsLetter(rune(s[len(s)-1])) || unicode.IsDigit(rune(s[len(s)-1])))
+}
+
+// codeToken: a word as code writes it: an option, an identifier with an
+// underscore, an assignment, a path, a quoted command, or letters and
+// digits run together ("trace2", "PCRE2").
+func codeToken(f string) bool {
+	f = strings.TrimRight(f, ",.;:?")
+	if isOption(f) || strings.HasPrefix(f, "'") && len(f) > 2 || strings.HasPrefix(f, "`") {
+		return true
+	}
+	hasLetter := strings.IndexFunc(f, unicode.IsLetter) >= 0
+	return hasLetter && (strings.ContainsAny(f, "_=/%+@") || strings.IndexFunc(f, unicode.IsDigit) >= 0)
+}
+
+// versionRe: a program and its version.
+var versionRe = regexp.MustCompile(`^[a-z][\w]*[ -]v?\d+(?:\.\d+)+$`)
 
 var months = toSet(`january february march april may june july august september october november december`)
 
@@ -265,6 +308,9 @@ var months = toSet(`january february march april may june july august september 
 // conjunction, "to", relative word, adverb, modal or finite verb, and ends
 // with no preposition, conjunction, determiner or possessive pronoun.
 func answerPhrase(a string) bool {
+	if versionRe.MatchString(strings.TrimSpace(a)) {
+		return true // "sed 4.2", "coreutils-9.0": a program's release, whatever the tagger makes of its name
+	}
 	ts := tagged(strings.TrimSpace(a))
 	if len(ts) == 0 {
 		return false
@@ -288,11 +334,33 @@ func answerPhrase(a string) bool {
 	if !isCapitalized(first.Text) {
 		// A finite verb the tagger reads as a plural noun when it opens
 		// the text ("supplies robots to …"): tagged after a subject, it
-		// shows.
+		// shows. After "It" the tagger calls almost any unknown word a
+		// verb ("It grep", "It iseek=N"), so its reading counts only when
+		// the word has a finite verb's ending, and a past form only when
+		// an object follows it ("acquired Beta Inc."), not a noun it
+		// modifies ("abbreviated algorithm names").
 		if ctx := tagged("It " + strings.TrimSpace(a)); len(ctx) > 1 {
+			w := strings.ToLower(ctx[1].Text)
+			next := ""
+			if len(ts) > 1 {
+				next = ts[1].Tag
+			}
+			object := next == "" || next == "DT" || next == "PRP$" || next == "PRP" || next == "NNP" || next == "CD"
 			switch ctx[1].Tag {
-			case "VBZ", "VBD", "VBP", "MD":
+			case "MD":
 				return false
+			case "VBZ":
+				if strings.HasSuffix(w, "s") {
+					return false
+				}
+			case "VBD":
+				if strings.HasSuffix(w, "ed") && len(w) > 4 && object {
+					return false
+				}
+			case "VBP":
+				if object && next != "CD" {
+					return false
+				}
 			}
 		}
 	}

@@ -76,6 +76,35 @@ func TestSingleFor(t *testing.T) {
 	}
 }
 
+// TestReleaseQuestions: the facts of release notes, asked with the release
+// their head carries.
+func TestReleaseQuestions(t *testing.T) {
+	for _, tc := range []struct{ head, relation, tail, sentence, want string }{
+		{"coreutils 9.1", "released on", "2022-04-15", "* Noteworthy changes in release 9.1 (2022-04-15) [stable]",
+			"When was coreutils 9.1 released?"},
+		{"cat (coreutils 9.1)", "now uses", "copy_file_range", "cat now uses the copy_file_range syscall if available.",
+			"In coreutils 9.1, which syscall does cat now use?"},
+		{"cksum", "no longer allows", "abbreviated algorithm names", "cksum no longer allows abbreviated algorithm names,",
+			"What does the cksum command no longer allow?"},
+		{"the egrep and fgrep commands (grep 3.8)", "have been deprecated since", "release 2.5.3",
+			"The egrep and fgrep commands, which have been deprecated since release 2.5.3 (2007), now warn.",
+			"In grep 3.8, since which release have the egrep and fgrep commands been deprecated?"},
+		{"the bug fixed in sed 4.9 where 'sed --follow-symlinks -i' loops forever", "introduced in", "sed 4.2", "[bug introduced in sed 4.2]",
+			"Which release introduced the bug fixed in sed 4.9 where 'sed --follow-symlinks -i' loops forever?"},
+		{"the most severe CVE fixed in OpenSSL 3.0.19", "severity", "High", "The most severe CVE fixed in this release is High.",
+			"What is the severity of the most severe CVE fixed in OpenSSL 3.0.19?"},
+	} {
+		got, ok := SingleFor("release", tc.head, tc.relation, tc.tail, tc.sentence, "", time.Time{})
+		if !ok || got != tc.want {
+			t.Errorf("SingleFor(release, %q, %q, %q) = %q, %v\nwant %q", tc.head, tc.relation, tc.tail, got, ok, tc.want)
+			continue
+		}
+		if _, why := WellFormed(got, tc.tail); why != "" {
+			t.Errorf("%q / %q: not well-formed: %s", got, tc.tail, why)
+		}
+	}
+}
+
 // TestWellFormedQuestions: the checks any generator's question and answer
 // go through, with the first check failed.
 func TestWellFormedQuestions(t *testing.T) {

@@ -62,6 +62,7 @@ func Extract(chunkText string) []Triple {
 		}
 	}
 	out = append(out, tableTriples(chunkText)...)
+	out = append(out, releaseTriples(chunkText)...)
 	return dropAmbiguous(out)
 }
 

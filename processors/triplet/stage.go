@@ -82,6 +82,12 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, streams.Permanent(errors.New("chunk has no chunk_id or doc_id"))
 	}
 	out, err := s.records(ctx, &c)
+	if streams.IsPermanent(err) {
+		// The chunk gives no facts (an unusable LLM reply, a refused
+		// request): it is dead-lettered with the reason, and still closed
+		// below, so that the rest of its document is not held back.
+		out, err = []streams.Record{streams.DeadLetter(StageName, m, err, 1)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,9 @@ func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 	decoded := iter.Map(batch, func(m *streams.Message) decodeResult {
 		ev := s.table.NewEvent()
 		err := schemas.Decode(m.Value, ev)
-		if err == nil {
+		if err == nil && s.table.Stores(ev) {
+			// Events that are not rows (a chunk's End record, a not-made
+			// marker) are skipped, not validated as rows.
 			err = s.table.Validate(ev)
 		}
 		return decodeResult{ev, err}

@@ -340,3 +340,45 @@ func TestBatchToken(t *testing.T) {
 	f("rs.outcomes-0-5-5", m(0, 5))
 	f("mixed-", m(0, 5), m(1, 5))
 }
+
+// Records that are not rows — a chunk's End record on rs.triplets, a
+// retirement on the questions table — are skipped, not dead-lettered as
+// invalid rows; the retirement goes to its own table.
+func TestSinkSkipsNonRows(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e Engine) {
+		ctx := context.Background()
+		triplets := newSink(t, e, streams.TopicTriplets)
+		end := stamped(&schemas.Triplet{End: true, ChunkID: "c1", DocID: "d1", Chunks: 2}, "end-c1")
+		fact := stamped(&schemas.Triplet{TripletID: "t1", Head: "Acme", Relation: "opened", Tail: "12 stores", ChunkID: "c1", DocID: "d1"}, "t1")
+		if err := triplets.Write(ctx, batchOf(t, streams.TopicTriplets, 0, fact, end)); err != nil {
+			t.Fatalf("a batch with an End record: %v", err)
+		}
+		if got := scalar(t, e, "SELECT count() FROM robustream.triplets"); got != "1" {
+			t.Errorf("triplets rows = %s, want 1 (the End record is not a row)", got)
+		}
+		q := stamped(&schemas.Question{QuestionID: "q1", Question: "How many stores did Acme open?", Answer: "12 stores", DocID: "d1"}, "q1")
+		retired := *q
+		retired.Retired = "stale_edge"
+		retired.ProducedAt = q.ProducedAt.Add(time.Minute)
+		questions := newSink(t, e, streams.TopicQuestions)
+		retirements, err := NewSink(e, schemas.QuestionRetirementsTable.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch := batchOf(t, streams.TopicQuestions, 0, q, &retired)
+		for _, s := range []streams.Sink{questions, retirements} {
+			if err := s.Write(ctx, batch); err != nil {
+				t.Fatalf("%s: %v", s.Name(), err)
+			}
+		}
+		if got := scalar(t, e, "SELECT count() FROM robustream.questions"); got != "1" {
+			t.Errorf("questions rows = %s, want 1", got)
+		}
+		if got := scalar(t, e, "SELECT reason FROM robustream.question_retirements"); got != "stale_edge" {
+			t.Errorf("retirement reason = %q", got)
+		}
+		if got := scalar(t, e, "SELECT count() FROM robustream.active_questions"); got != "0" {
+			t.Errorf("active_questions = %s, want 0 (q1 is retired)", got)
+		}
+	})
+}

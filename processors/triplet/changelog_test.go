@@ -1,0 +1,55 @@
+package triplet
+
+import "testing"
+
+// TestReleaseTriples: the shapes of release notes, with the release of the
+// heading above them in the chunk, and tails verbatim in their sentences.
+func TestReleaseTriples(t *testing.T) {
+	chunk := "GNU coreutils NEWS                                    -*- outline -*-\n\n" +
+		"* Noteworthy changes in release 9.1 (2022-04-15) [stable]\n\n** Bug fixes\n\n" +
+		"  chmod -R no longer exits with error status when encountering symlinks.\n" +
+		"  All files would be processed correctly, but the exit status was incorrect.\n" +
+		"  [bug introduced in coreutils-9.0]\n\n** Changes in behavior\n\n" +
+		"  cat now uses the copy_file_range syscall if available, when doing\n  simple copies between regular files.\n\n" +
+		"  chown and chroot now warn about usages like \"chown root.root f\".\n\n" +
+		"  It uses clock_getres and clock_gettime to infer the clock resolution.\n"
+	got := Extract(chunk)
+	for _, w := range [][3]string{
+		{"coreutils 9.1", "released on", "2022-04-15"},
+		{"the bug fixed in coreutils 9.1 where chmod -R exits with error status when encountering symlinks", "introduced in", "coreutils-9.0"},
+		{"cat (coreutils 9.1)", "now uses", "copy_file_range"},
+	} {
+		if !has(got, w[0], w[1], w[2], KindRelease) {
+			t.Errorf("want (%s | %s | %s); got%s", w[0], w[1], w[2], show(got))
+		}
+	}
+	for _, x := range got {
+		if Verify(chunk, x.Sentence.Text, x.Tail) != nil || chunk[x.Sentence.Start:x.Sentence.End] != x.Sentence.Text {
+			t.Errorf("not verbatim: %+v", x)
+		}
+		if x.Head == "chown and chroot (coreutils 9.1)" || x.Head == "It" {
+			t.Errorf("read an intransitive verb or a pronoun: %+v", x)
+		}
+	}
+	// Without release-note marks, the patterns do not run.
+	if got := releaseTriples("Northwind now uses the PickMate 3 robot."); len(got) != 0 {
+		t.Errorf("release patterns read a report: %s", show(got))
+	}
+}
+
+func TestReleaseSecurity(t *testing.T) {
+	chunk := "### Major changes between OpenSSL 3.0.18 and OpenSSL 3.0.19 [27 Jan 2026]\n\n" +
+		"OpenSSL 3.0.19 is a security patch release. The most severe CVE fixed in this\nrelease is High.\n\n" +
+		"  * Fixed Stack buffer overflow in CMS `AuthEnvelopedData` parsing.\n    ([CVE-2025-15467])\n"
+	got := Extract(chunk)
+	for _, w := range [][3]string{
+		{"OpenSSL 3.0.19", "released on", "27 Jan 2026"},
+		{"OpenSSL 3.0.19", "kind of release", "a security patch release"},
+		{"the most severe CVE fixed in OpenSSL 3.0.19", "severity", "High"},
+		{"the stack buffer overflow in CMS AuthEnvelopedData parsing fixed in OpenSSL 3.0.19", "CVE identifier", "CVE-2025-15467"},
+	} {
+		if !has(got, w[0], w[1], w[2], KindRelease) {
+			t.Errorf("want (%s | %s | %s); got%s", w[0], w[1], w[2], show(got))
+		}
+	}
+}
