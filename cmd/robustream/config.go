@@ -284,6 +284,9 @@ func leaves(v reflect.Value, prefix string) []leaf {
 			out = append(out, leaves(fv, path)...)
 			continue
 		}
+		if f.Type.Kind() == reflect.Map {
+			continue // sections by name (stages.chunk.sources): YAML only
+		}
 		fl := f.Tag.Get("flag")
 		if fl == "" {
 			fl = strings.NewReplacer(".", "-", "_", "-").Replace(path)

@@ -133,6 +133,20 @@ func (c *StagesConfig) UnmarshalYAML(n *yaml.Node) error {
 // strictKeys reports every mapping key under n that t (a struct, its inline
 // structs included) has no field for.
 func strictKeys(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.MappingNode && t.Kind() == reflect.Map {
+		// A map of sections (stages.chunk.sources.<name>): each value is
+		// checked as its section.
+		var errs []error
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := strictKeys(n.Content[i+1], t.Elem(), path+"."+n.Content[i].Value); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
 	if n.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
 		return nil
 	}

@@ -34,6 +34,13 @@ func TestStagesConfigDryRun(t *testing.T) {
 	dryRun(t, []string{"--config", write("stages: [chunk, triplets]\n")})
 	dryRun(t, []string{"--config", write("stages: [chunk, nope]\n")}, `unknown stage "nope"`)
 	dryRun(t, []string{"--config", write("stages:\n  chunk: {max_tokns: 3}\n")}, "line 2: stages.chunk.max_tokns: unknown key")
+	// Sections by name are checked too, and the knowledge stages' own keys.
+	dryRun(t, []string{"--config", write("stages:\n  chunk:\n    sources:\n      dir: {profile: grade, max_tokns: 3}\n")},
+		"line 4: stages.chunk.sources.dir.max_tokns: unknown key")
+	dryRun(t, []string{"--config", write("stages:\n  chunk: {profile: gradual}\n")}, `unknown profile "gradual"`)
+	dryRun(t, []string{"--config", write("stages:\n  questions: {writer: poet, patterns: {max_hops: 9, single_hop: loose}}\n  triplets: {extractor: magic}\n")},
+		"stages.questions.writer", "max_hops: 9 is out of range", "single_hop", "magic")
+	dryRun(t, []string{"--config", write("stages:\n  chunk: {profile: grade, sources: {rss: {profile: rare}}}\n  questions: {writer: llm, llm_checks: true, patterns: {single_hop: rare}}\n  triplets: {extractor: both, window: 3}\n")})
 	dryRun(t, []string{"--config", write("stages:\n  run: [chunk]\n  chunk: {max_tokens: 300, retry: {max_attempts: 2}}\n  sinks: {batch_size: 10000}\n")})
 	dryRun(t, []string{"--stages-chunk-max-tokens", "-1"}, "stages.chunk.max_tokens must be >= 0")
 	dryRun(t, []string{"--stages-infer-judge-method", "exact", "--stages", "infer"})

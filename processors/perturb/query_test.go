@@ -384,7 +384,7 @@ func ExamplePerturber_Query() {
 	fmt.Println(out)
 	fmt.Println(out == again)
 	// Output:
-	// Whom did Northwind Bank appoint as chief finandial officer?
+	// Whom did Northwind Bank appoint as xhief financial officer?
 	// true
 }
 
@@ -412,6 +412,22 @@ func TestQueryKeepsTheFacts(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestQueryKeepsCapitalizedStopwords: a stopword opening the question is
+// still a stopword ("In coreutils 9.1, …" once became "Indium coreutils").
+func TestQueryKeepsCapitalizedStopwords(t *testing.T) {
+	p := &Perturber{}
+	q := "In coreutils 9.1, which syscall does cat now use?"
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		out, err := p.Query(KindQWERTY, id, q, []string{"copy_file_range"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(out, "In ") {
+			t.Errorf("seed %s: %q perturbed the opening preposition", id, out)
 		}
 	}
 }

@@ -83,7 +83,8 @@ func replaceWords(s string, words []word, repl map[int]string) string {
 // typos do not. The lookup is case-sensitive as in the reference, so a
 // capitalized "What" at the start of a question may be perturbed while
 // "what" may not.
-func isStopword(w string) bool { return text.IsStopword(w, text.StopBroad) }
+// isStopword ignores case: "In" opening a question is the preposition too.
+func isStopword(w string) bool { return text.IsStopword(strings.ToLower(w), text.StopBroad) }
 
 // answerWords returns the forms under which a query word counts as part of
 // an accepted answer: its raw lowercase words (as splitWords sees them) and

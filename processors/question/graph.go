@@ -324,10 +324,8 @@ func (g *Graph) Add(e *Edge, chunk string) []string {
 			continue
 		}
 		keys[k] = true
-		first, _, multi := strings.Cut(k, " ")
 		for other := range keys {
-			of, _, omulti := strings.Cut(other, " ")
-			if (multi && !omulti && other == first) || (!multi && omulti && of == k) {
+			if shortFor(other, k) || shortFor(k, other) {
 				a, b := g.find(k), g.find(other)
 				if a != b && !g.links[a][b] {
 					g.link(a, b)
@@ -337,6 +335,18 @@ func (g *Graph) Add(e *Edge, chunk string) []string {
 		}
 	}
 	return touched
+}
+
+// shortFor reports whether a one-word key is the short form of a longer
+// one in a document: its first word ("northwind" for "northwind robotics")
+// or, for a person's name, its last ("solberg" for "ingrid solberg").
+func shortFor(short, long string) bool {
+	if strings.Contains(short, " ") || !strings.Contains(long, " ") {
+		return false
+	}
+	first, _, _ := strings.Cut(long, " ")
+	last := long[strings.LastIndexByte(long, ' ')+1:]
+	return short == first || (short == last && strings.Count(long, " ") == 1 && !orgWords[last] && !corporate[last])
 }
 
 // Remove takes an edge out (its document's new version no longer states

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/robustream/robustream/schemas"
 )
@@ -462,6 +463,9 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 				return nil, RejectPivotNamed
 			}
 		}
+		if namesAnswer(text, answer) {
+			return nil, CheckAnswerNotInQuestion
+		}
 	}
 	if in.Repaired {
 		scores["link_repaired"] = 1
@@ -487,3 +491,24 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 // RejectPivotNamed: a multi-hop question names the pivot it should only
 // describe.
 const RejectPivotNamed = "pivot_named"
+
+// namesAnswer reports whether a question names part of its answer: a
+// capitalized word of three letters or more of the answer occurs in the
+// question ("Who is the chief executive of the company Solberg
+// co-founded?" → "Ingrid Solberg"). A multi-hop walk can come back to
+// where it started under another form of the name.
+func namesAnswer(question, answer string) bool {
+	q := map[string]bool{}
+	for _, w := range strings.Fields(Normalize(question)) {
+		q[w] = true
+	}
+	for _, w := range strings.Fields(answer) {
+		r := []rune(w)
+		if len(r) >= 3 && unicode.IsUpper(r[0]) {
+			if n := Normalize(w); n != "" && q[n] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -135,7 +135,10 @@ func (g *Graph) describeHead(e *Edge) (string, bool) {
 // askTail writes the question whose answer is e's tail, with subject the
 // phrase standing for e's head.
 func (g *Graph) askTail(subject string, e *Edge) (string, bool) {
-	rel := strings.ToLower(strings.TrimSpace(e.Relation))
+	rel := strings.TrimSpace(e.Relation)
+	if rel != "" {
+		rel = lowerFirst(rel)
+	}
 	period := periodOf(e)
 	switch {
 	case placeRe.MatchString(rel):
