@@ -58,13 +58,13 @@ func cmdBenchKnowledge(_ context.Context, args []string, stdout io.Writer) error
 		k := question.NewKnowledge(question.PatternLimits{})
 		start := time.Now()
 		for i := range n {
-			addReport(k, i, n+*probe)
+			addReport(k, i)
 		}
 		fill := time.Since(start)
 		var each []time.Duration
 		for i := n; i < n+*probe; i++ {
 			t0 := time.Now()
-			addReport(k, i, n+*probe)
+			addReport(k, i)
 			each = append(each, time.Since(t0))
 		}
 		slices.Sort(each)
@@ -91,25 +91,29 @@ var (
 	benchSectors = []string{"Robotics", "Logistics", "Battery Systems", "Sensorteknikk", "Marine", "Foods", "Energy", "Analytics"}
 )
 
-// addReport adds synthetic report i (of a world of total reports) as the
-// question stage would receive it: its triplets, then the End record of
-// its one chunk.
-func addReport(k *question.Knowledge, i, total int) {
+// addReport adds synthetic report i as the question stage would receive
+// it: its triplets, then the End record of its one chunk. It names
+// companies and people of earlier reports.
+func addReport(k *question.Knowledge, i int) {
 	r := rand.New(rand.NewPCG(uint64(i), 7))
-	company := fmt.Sprintf("Company%d %s", i, benchSectors[i%len(benchSectors)])
+	name := func(j int) string { return fmt.Sprintf("Company%d %s", j, benchSectors[j%len(benchSectors)]) }
+	company := name(i)
 	person := func(j int) string {
 		return fmt.Sprintf("%s %s%d", benchFirst[j%len(benchFirst)], benchLast[(j/len(benchFirst))%len(benchLast)], j)
 	}
-	partner := fmt.Sprintf("Company%d %s", r.IntN(total), benchSectors[r.IntN(len(benchSectors))])
+	// Links point to reports already in the graph, as a new report names
+	// companies and people it knows.
+	known := func() int { return r.IntN(max(i, 1)) }
+	partner := name(known())
 	facts := []struct{ head, rel, tail, kind, sentence string }{
 		{company, "based in", benchCities[r.IntN(len(benchCities))], "attribute", "%s, based in %s, reported its results."},
 		{company, "chief executive", person(i), "attribute", "%s's chief executive, %s, presented the report."},
 		{company, "employs", fmt.Sprintf("%d people", 50+r.IntN(2000)), "verb", "%s employs %s."},
 		{company, "revenue", fmt.Sprintf("NOK %d million", 10+r.IntN(900)), "attribute", "%s's revenue was %s."},
 		{company, "supplies robots to", partner, "verb", "%s supplies robots to %s."},
-		{person(r.IntN(total)), "board member", company, "attribute", "%s is a board member of %s."},
+		{person(known()), "board member", company, "attribute", "%s is a board member of %s."},
 		{company, "opened", fmt.Sprintf("%d new sites", 1+r.IntN(20)), "verb", "%s opened %s in 2025."},
-		{company, "acquired", fmt.Sprintf("Company%d %s", r.IntN(total), benchSectors[r.IntN(len(benchSectors))]), "verb", "%s acquired %s."},
+		{company, "acquired", name(known()), "verb", "%s acquired %s."},
 		{partner, "uses", company + " robots", "verb", "%s uses %s."},
 	}
 	doc := fmt.Sprintf("report-%d", i)

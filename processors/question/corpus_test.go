@@ -2,6 +2,7 @@ package question_test
 
 import (
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -177,6 +178,13 @@ func TestOrderDoesNotMatter(t *testing.T) {
 	slices.Reverse(rev)
 	if backward := ids(build(t, rev).Active()); !slices.Equal(forward, backward) {
 		t.Errorf("reversed order: %d questions, forward %d; they differ", len(backward), len(forward))
+	}
+	for seed := range uint64(5) {
+		shuffled := slices.Clone(docs)
+		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if got := ids(build(t, shuffled).Active()); !slices.Equal(forward, got) {
+			t.Errorf("shuffle %d: %d questions, forward %d; they differ", seed, len(got), len(forward))
+		}
 	}
 }
 

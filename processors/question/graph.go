@@ -181,6 +181,11 @@ type Graph struct {
 	refs    map[string]int             // chunk id → edges citing it
 	byDoc   map[string]map[string]bool // document → edge ids
 	pdeg    map[string]map[string]int  // canonical entity → period → edges
+	total   map[string]int             // canonical entity → edges
+	// outRel and inRel index the edges of an entity by relation and
+	// period, for the uniqueness checks.
+	outRel, inRel map[string]map[string]map[string]*Edge
+	flags         map[string]describes // canonical entity → what describes it (signature)
 }
 
 // NewGraph returns an empty graph.
@@ -188,7 +193,9 @@ func NewGraph() *Graph {
 	return &Graph{edges: map[string]*Edge{}, out: map[string]map[string]*Edge{}, in: map[string]map[string]*Edge{},
 		parent: map[string]string{}, links: map[string]map[string]bool{}, docKeys: map[string]map[string]bool{},
 		chunks: map[string]string{}, refs: map[string]int{}, byDoc: map[string]map[string]bool{},
-		pdeg: map[string]map[string]int{}}
+		pdeg: map[string]map[string]int{}, total: map[string]int{},
+		outRel: map[string]map[string]map[string]*Edge{}, inRel: map[string]map[string]map[string]*Edge{},
+		flags: map[string]describes{}}
 }
 
 // Len returns the number of edges.
@@ -245,10 +252,28 @@ func (g *Graph) union(a, b string) (string, bool) {
 			delete(adj, rb)
 		}
 	}
+	for _, idx := range []map[string]map[string]map[string]*Edge{g.outRel, g.inRel} {
+		for rp, m := range idx[rb] {
+			if idx[ra] == nil {
+				idx[ra] = map[string]map[string]*Edge{}
+			}
+			if idx[ra][rp] == nil {
+				idx[ra][rp] = map[string]*Edge{}
+			}
+			for id, e := range m {
+				idx[ra][rp][id] = e
+			}
+		}
+		delete(idx, rb)
+	}
+	fa, fb := g.flags[ra], g.flags[rb]
+	g.flags[ra] = describes{fa.roleIn + fb.roleIn, fa.org + fb.org, fa.placed + fb.placed}
+	delete(g.flags, rb)
 	for p, n := range g.pdeg[rb] {
 		g.count(ra, p, n)
 	}
 	delete(g.pdeg, rb)
+	delete(g.total, rb)
 	for l := range g.links[rb] {
 		g.link(ra, l)
 	}
@@ -304,6 +329,9 @@ func (g *Graph) Add(e *Edge, chunk string) []string {
 	}
 	put(g.out, h)
 	put(g.in, t)
+	g.index(g.outRel, h, e, true)
+	g.index(g.inRel, t, e, true)
+	g.flag(h, t, e, 1)
 	g.count(h, e.period, 1)
 	g.count(t, e.period, 1)
 	touched := []string{h, t}
@@ -361,6 +389,9 @@ func (g *Graph) Remove(id string) []string {
 	h, t := g.find(e.h), g.find(e.t)
 	delete(g.out[h], id)
 	delete(g.in[t], id)
+	g.index(g.outRel, h, e, false)
+	g.index(g.inRel, t, e, false)
+	g.flag(h, t, e, -1)
 	g.count(h, e.period, -1)
 	g.count(t, e.period, -1)
 	g.unref(e.ChunkID)
@@ -422,21 +453,23 @@ func (g *Graph) degree(n, period string) int { return g.pdeg[n][period] }
 // not enumerated, which keeps the work per new edge independent of the
 // graph's size. Degrees count per period, so a company reported on every
 // quarter does not become a hub by growing older.
-func (g *Graph) hub(n, period string, lim PatternLimits) bool {
-	return g.degree(n, period) > lim.HubDegree
+func (g *Graph) hub(n string, e *Edge, lim PatternLimits) bool {
+	if e.dated {
+		return g.degree(n, e.period) > lim.HubDegree
+	}
+	// An undated fact combines with facts of every period: all of them
+	// count.
+	return g.total[n] > lim.HubDegree
 }
 
-// hubAny reports whether an entity is a hub in some period.
-func (g *Graph) hubAny(n string, lim PatternLimits) bool {
-	for _, d := range g.pdeg[n] {
-		if d > lim.HubDegree {
-			return true
-		}
-	}
-	return false
-}
+// hubAny reports whether an entity has more edges than a hub may have in
+// all.
+func (g *Graph) hubAny(n string, lim PatternLimits) bool { return g.total[n] > lim.HubDegree }
 
 func (g *Graph) count(n, period string, d int) {
+	if g.total[n] += d; g.total[n] <= 0 {
+		delete(g.total, n)
+	}
 	if g.pdeg[n] == nil {
 		g.pdeg[n] = map[string]int{}
 	}
@@ -453,11 +486,7 @@ func (g *Graph) tail(e *Edge) string { return g.find(e.t) }
 // period.
 func (g *Graph) tails(n, rel, period string) map[string]bool {
 	out := map[string]bool{}
-	g.each(g.out, n, func(e *Edge) {
-		if e.rel == rel && e.period == period {
-			out[g.tail(e)] = true
-		}
-	})
+	g.eachRel(g.outRel, n, rel+"\x00"+period, func(e *Edge) { out[g.tail(e)] = true })
 	return out
 }
 
@@ -465,12 +494,34 @@ func (g *Graph) tails(n, rel, period string) map[string]bool {
 // period.
 func (g *Graph) heads(n, rel, period string) map[string]bool {
 	out := map[string]bool{}
-	g.each(g.in, n, func(e *Edge) {
-		if e.rel == rel && e.period == period {
-			out[g.head(e)] = true
-		}
-	})
+	g.eachRel(g.inRel, n, rel+"\x00"+period, func(e *Edge) { out[g.head(e)] = true })
 	return out
+}
+
+func (g *Graph) eachRel(idx map[string]map[string]map[string]*Edge, n, key string, fn func(*Edge)) {
+	for _, e := range idx[n][key] {
+		fn(e)
+	}
+	for l := range g.links[n] {
+		for _, e := range idx[l][key] {
+			fn(e)
+		}
+	}
+}
+
+func (g *Graph) index(idx map[string]map[string]map[string]*Edge, n string, e *Edge, add bool) {
+	key := e.rel + "\x00" + e.period
+	if !add {
+		delete(idx[n][key], e.ID)
+		return
+	}
+	if idx[n] == nil {
+		idx[n] = map[string]map[string]*Edge{}
+	}
+	if idx[n][key] == nil {
+		idx[n][key] = map[string]*Edge{}
+	}
+	idx[n][key][e.ID] = e
 }
 
 // each calls fn for the edges of n and of its context-equivalent entities,

@@ -31,6 +31,7 @@ type Knowledge struct {
 	valid    map[string]map[string]*asked
 	active   map[string]*asked
 	byGroup  map[string]map[string]bool   // cap group → active instance ids
+	sig      map[string]string            // entity → how it is described (Graph.signature)
 	byEntity map[string]map[string]string // entity → instance id → cap group
 	docs     map[string]*DocVersions
 	held     map[string]map[string]*schemas.Triplet // document → triplet id → triplet of a version arriving
@@ -70,7 +71,7 @@ type Change struct {
 // NewKnowledge returns an empty knowledge graph.
 func NewKnowledge(lim PatternLimits) *Knowledge {
 	return &Knowledge{g: NewGraph(), lim: lim.withDefaults(), valid: map[string]map[string]*asked{},
-		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
+		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, sig: map[string]string{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
 		Rejected: map[string]int64{}, now: func() time.Time { return time.Now().UTC() }}
 }
 
@@ -121,7 +122,7 @@ func (k *Knowledge) AddTriplet(t *schemas.Triplet) (c Change, held bool) {
 		}
 		e := EdgeOf(t)
 		if touched := k.g.Add(e, t.ChunkText); touched != nil {
-			c = k.update(touched, []*Edge{e})
+			c = k.update(touched, []*Edge{e}, touched[2:]...)
 			c.Stored = append(c.Stored, t)
 		}
 		return c, false
@@ -184,9 +185,12 @@ func (k *Knowledge) ChunkDone(doc, chunk string, version, chunks uint32) Change 
 		}
 		stated[EdgeKey(t)] = true
 	}
+	var widen []string // entities a removal or merge may open new instances at
 	for _, id := range k.g.DocEdges(doc) {
 		if !stated[id] {
-			touched = append(touched, k.g.Remove(id)...)
+			n := k.g.Remove(id)
+			touched = append(touched, n...)
+			widen = append(widen, n...)
 			c.RemovedEdges = append(c.RemovedEdges, id)
 		}
 	}
@@ -203,20 +207,28 @@ func (k *Knowledge) ChunkDone(doc, chunk string, version, chunks uint32) Change 
 		}
 		if n := k.g.Add(e, t.ChunkText); n != nil {
 			touched = append(touched, n...)
+			widen = append(widen, n[2:]...)
 			added = append(added, e)
 			c.Stored = append(c.Stored, t)
 		} else if had && k.g.edges[e.ID].TripletID != was {
 			c.Stored = append(c.Stored, t)
 		}
 	}
-	u := k.update(touched, added)
+	u := k.update(touched, added, widen...)
 	c.New, c.Retired = u.New, u.Retired
 	return c
 }
 
 // update re-evaluates the instances around touched entities and around the
 // added edges, then settles the cap groups they belong to.
-func (k *Knowledge) update(touched []string, added []*Edge) Change {
+//
+// Adding an edge only narrows what other instances may be (one more tail
+// makes a fact ambiguous, one more edge makes a hub), with two exceptions
+// that widen it: an edge or merge that changes how an entity is described
+// (its class: a person, an organisation, a place), and a removal. Only
+// around such entities are the instances without a new edge enumerated
+// again; elsewhere the indexed ones are re-validated.
+func (k *Knowledge) update(touched []string, added []*Edge, widen ...string) Change {
 	candidates := map[string]*Instance{}
 	fresh := map[string]bool{} // instances with a new edge: their rejections are counted
 	groups := map[string]bool{}
@@ -233,9 +245,16 @@ func (k *Knowledge) update(touched []string, added []*Edge) Change {
 				candidates[id] = a.in
 			}
 		}
-		// What a change at n makes possible: instances around its edges
-		// (not at a hub, whose edges are too many to revisit).
-		if k.g.hubAny(n, k.lim) {
+		// What a change at n makes possible: instances around its edges,
+		// when it changed how n is described or lost or merged an edge.
+		sig := k.g.signature(n)
+		changed := sig != k.sig[n] || slices.Contains(widen, n)
+		if sig == "" {
+			delete(k.sig, n)
+		} else {
+			k.sig[n] = sig
+		}
+		if !changed {
 			continue
 		}
 		for _, h := range append(k.g.outOf(n), k.g.inOf(n)...) {
@@ -349,10 +368,31 @@ func (k *Knowledge) index(in *Instance, id, group string) {
 // depends on its head alone (unless RARE's degree rule is on), so that the
 // entities many facts point to (a city) do not collect every question.
 func (k *Knowledge) dependsOn(in *Instance) []string {
-	if in.Pattern == schemas.PatternSingle && k.lim.SingleHop != "rare" {
-		return []string{k.g.head(in.Edges[0])}
+	g, es := k.g, in.Edges
+	switch in.Pattern {
+	case schemas.PatternSingle:
+		if k.lim.SingleHop == "rare" {
+			return g.entitiesOf(in)
+		}
+		return []string{g.head(es[0])}
+	case schemas.PatternStar:
+		// The shared head (under either name, when a link joins them)
+		// and the identifying tail.
+		return []string{g.head(es[0]), g.head(es[1]), g.tail(es[0])}
+	case schemas.PatternInvertedStar:
+		return []string{g.head(es[0]), g.tail(es[0]), g.tail(es[1])}
 	}
-	return k.g.entitiesOf(in)
+	// A path depends on every entity but its answer: the answer is
+	// neither described nor checked for uniqueness, and a chord to it
+	// touches another entity of the path too.
+	var out []string
+	for i, e := range es {
+		out = append(out, g.head(e))
+		if i < len(es)-1 {
+			out = append(out, g.tail(e))
+		}
+	}
+	return out
 }
 
 func (k *Knowledge) unindex(in *Instance, id string) {
@@ -389,6 +429,14 @@ func (k *Knowledge) Rebuild() {
 		}
 	}
 	k.settle(groups, true)
+	k.sig = map[string]string{}
+	for _, e := range k.g.edges {
+		for _, n := range []string{k.g.head(e), k.g.tail(e)} {
+			if sig := k.g.signature(n); sig != "" {
+				k.sig[n] = sig
+			}
+		}
+	}
 }
 
 // build writes and checks the question of a valid instance, or returns

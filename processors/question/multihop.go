@@ -1,6 +1,7 @@
 package question
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -73,6 +74,41 @@ func classOf(name string, placed bool) string {
 		return "company"
 	}
 	return ""
+}
+
+// signature sums up what of an entity's edges its description depends on
+// (classOf): whether it holds a role, has one or a location, is a location.
+// Counted as edges come and go, so it costs nothing at a hub.
+func (g *Graph) signature(key string) string {
+	f := g.flags[key]
+	for l := range g.links[key] {
+		o := g.flags[l]
+		f.roleIn, f.org, f.placed = f.roleIn+o.roleIn, f.org+o.org, f.placed+o.placed
+	}
+	if f.roleIn == 0 && f.org == 0 && f.placed == 0 {
+		return ""
+	}
+	return fmt.Sprint(f.roleIn > 0, f.org > 0, f.placed > 0)
+}
+
+// describes counts what an edge tells of how its head and tail are
+// described (signature).
+type describes struct{ roleIn, org, placed int }
+
+func (g *Graph) flag(h, t string, e *Edge, d int) {
+	role := attribute(e) && roleRe.MatchString(e.Relation)
+	place := placeRe.MatchString(strings.ToLower(e.Relation))
+	ft, fh := g.flags[t], g.flags[h]
+	if role {
+		ft.roleIn += d
+	}
+	if place {
+		ft.placed += d
+	}
+	if role || place {
+		fh.org += d
+	}
+	g.flags[t], g.flags[h] = ft, fh
 }
 
 // isPlaced reports whether an entity is the tail of a locating fact

@@ -22,15 +22,19 @@ type Instance struct {
 	Pattern  string
 	Edges    []*Edge
 	Repaired bool // a hop crossed a context-equivalence link
+	id       string
 }
 
 // ID is the instance's identity: its pattern and edges, in order.
 func (in *Instance) ID() string {
-	parts := []string{in.Pattern}
-	for _, e := range in.Edges {
-		parts = append(parts, e.ID)
+	if in.id == "" {
+		parts := []string{in.Pattern}
+		for _, e := range in.Edges {
+			parts = append(parts, e.ID)
+		}
+		in.id = schemas.ID(parts...)
 	}
-	return schemas.ID(parts...)
+	return in.id
 }
 
 // Answer is the edge holding the answer and whether the answer is its tail.
@@ -100,7 +104,7 @@ func (g *Graph) Around(e *Edge, lim PatternLimits) []*Instance {
 	out := []*Instance{{Pattern: schemas.PatternSingle, Edges: []*Edge{e}}}
 	h, t := g.head(e), g.tail(e)
 	for _, o := range g.outOf(h) {
-		if g.hub(h, e.period, lim) {
+		if g.hub(h, e, lim) {
 			break
 		}
 		if o.e != e && compatible(o.e, e) {
@@ -109,7 +113,7 @@ func (g *Graph) Around(e *Edge, lim PatternLimits) []*Instance {
 		}
 	}
 	for _, i := range g.inOf(t) {
-		if g.hub(t, e.period, lim) {
+		if g.hub(t, e, lim) {
 			break
 		}
 		if i.e != e && compatible(i.e, e) {
@@ -155,7 +159,7 @@ type walked struct {
 // are never crossed.
 func (g *Graph) walk(n string, from *Edge, lim PatternLimits, depth int, forward bool, seen map[string]bool) []walked {
 	out := []walked{{}}
-	if depth == 0 || g.hub(n, from.period, lim) {
+	if depth == 0 || g.hub(n, from, lim) {
 		return out
 	}
 	next := g.inOf(n)
@@ -253,10 +257,20 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 			if !unique(e) {
 				return RejectAmbiguous
 			}
-			if i > 0 && (g.hub(g.head(e), e.period, lim) || hasDigit(e.Head)) {
+			if i > 0 && (g.hubFor(g.head(e), in, lim) || hasDigit(e.Head)) {
 				return RejectHubPivot
 			}
 			nodes = append(nodes, g.tail(e))
+		}
+		// Simple: no entity twice, counting context-equivalent names as
+		// one ("Vik" and "Anders Vik"): a walk that comes back to where it
+		// passed asks a riddle whose answer it names.
+		for i, a := range nodes {
+			for _, b := range nodes[i+1:] {
+				if a == b || g.links[a][b] {
+					return RejectRedundant
+				}
+			}
 		}
 		// Non-redundant: no edge joins two entities of the path that are
 		// not neighbours on it (the path would not be a shortest one).
@@ -270,6 +284,9 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 	case schemas.PatternStar:
 		id, ask := in.Edges[0], in.Edges[1]
 		a := g.head(id)
+		if g.hubFor(a, in, lim) {
+			return RejectHubPivot
+		}
 		if id.rel == ask.rel || len(g.heads(g.tail(id), id.rel, id.period)) != 1 || !unique(ask) || a == "" {
 			return RejectAmbiguous
 		}
@@ -284,11 +301,24 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		if len(others) != 1 {
 			return RejectAmbiguous
 		}
-		if g.hub(c, id.period, lim) || hasDigit(id.Tail) {
+		if g.hubFor(c, in, lim) || hasDigit(id.Tail) {
 			return RejectHubPivot
 		}
 	}
 	return ""
+}
+
+// hubFor reports whether an entity is a hub for any edge of an instance.
+// Enumeration stops at a hub for the edge it starts from, so a valid
+// instance must have no hub pivot for any of its edges: then it is found
+// from whichever edge arrives last.
+func (g *Graph) hubFor(n string, in *Instance, lim PatternLimits) bool {
+	for _, e := range in.Edges {
+		if g.hub(n, e, lim) {
+			return true
+		}
+	}
+	return false
 }
 
 // Entities returns the canonical entities an instance touches.
