@@ -53,6 +53,9 @@ func questionStage() stageSpec {
 		if e.models.generator != nil {
 			st.SetGenerator(e.models.generator)
 		}
+		if e.models.embedder != nil {
+			st.SetEmbedder(e.models.embedder)
+		}
 		if why := st.Degraded(); why != "" {
 			e.log.Warn("question writing degraded", "reason", why)
 		}

@@ -1,6 +1,9 @@
 package provider
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // The interfaces below are declared ahead of their implementations, so that
 // the stages and the clients that will satisfy them agree on one shape. Each
@@ -56,4 +59,22 @@ type Passage struct {
 	// Score is the retriever's relevance score: higher is more relevant,
 	// comparable only among the passages of one call.
 	Score float64
+}
+
+// Cosine is the cosine similarity of two embeddings, 0 when they differ in
+// length or one is all zeros.
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

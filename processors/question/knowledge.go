@@ -2,6 +2,8 @@ package question
 
 import (
 	"log/slog"
+
+	"github.com/robustream/robustream/processors/provider"
 	"maps"
 	"slices"
 	"sort"
@@ -39,6 +41,7 @@ type Knowledge struct {
 	Rejected map[string]int64
 	now      func() time.Time
 	llm      *llmQA
+	embed    *embeddingSim // nil: D_r by lexical cosine
 	log      *slog.Logger
 }
 
@@ -83,6 +86,35 @@ func (k *Knowledge) SetLLM(writer *LLMWriter, scorer *LLMScorer, log *slog.Logge
 		k.llm = &llmQA{writer: writer, scorer: scorer, attempts: 4, backoff: 250 * time.Millisecond, timeout: 2 * time.Minute}
 	}
 }
+
+// SetEmbedder makes D_r the embedding cosine of GRADE §3.3 (nil: the
+// lexical cosine). A question whose embeddings cannot be had keeps the
+// lexical D_r, recorded as such in sim_func.
+func (k *Knowledge) SetEmbedder(e provider.Embedder) {
+	k.embed = nil
+	if e != nil {
+		k.embed = newEmbeddingSim(e)
+	}
+}
+
+// difficulty sets a question's D_r and the similarity it used.
+func (k *Knowledge) difficulty(q *schemas.Question) {
+	q.DR, q.SimFunc = Difficulty(q.Question, q.GTChunks), SimLexicalCosine
+	if k.embed == nil {
+		return
+	}
+	d, err := k.embed.difficulty(q.Question, q.GTChunks)
+	if err != nil {
+		k.Rejected[RejectEmbedder]++
+		k.logLLM("embedder gave no vectors; D_r is the lexical one", err)
+		return
+	}
+	q.DR, q.SimFunc = d, SimEmbeddingCosine
+}
+
+// RejectEmbedder counts questions whose D_r fell back to the lexical
+// similarity (the question is still asked).
+const RejectEmbedder = "embedder"
 
 // Graph returns the graph.
 func (k *Knowledge) Graph() *Graph { return k.g }
@@ -456,6 +488,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 		}
 		q.ProducedAt = time.Time{}
 		q.Meta = schemas.Meta{}
+		k.difficulty(q)
 		q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
 		schemas.Stamp(q, q.QuestionID, e.TripletID)
 		return q, ""
@@ -531,6 +564,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	if q.Question == "" {
 		return nil, RejectNoTemplate // the writer gave nothing usable either
 	}
+	k.difficulty(q)
 	q.QuestionID = schemas.ID(in.ID(), q.Question, answer)
 	schemas.Stamp(q, q.QuestionID, triplets...)
 	return q, ""

@@ -71,9 +71,10 @@ type Stage struct {
 	cfg   Config
 	state *streams.State
 
-	mu  sync.Mutex
-	k   *Knowledge
-	gen provider.Generator
+	mu    sync.Mutex
+	k     *Knowledge
+	gen   provider.Generator
+	embed provider.Embedder
 }
 
 var _ streams.Processor = (*Stage)(nil)
@@ -84,7 +85,7 @@ const RejectNoTemplate = "no_template"
 // Reasons lists every reason a pattern instance can be turned down for.
 var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
 	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole, RejectAmbiguous, RejectOneChunk,
-	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectPeriods, RejectLLMWriter, RejectLLMScore, RejectLLMScorer}
+	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectPeriods, RejectLLMWriter, RejectLLMScore, RejectLLMScorer, RejectEmbedder}
 
 // NewStage returns the question stage; state may be nil (nothing
 // persisted: tests and benchmarks).
@@ -102,6 +103,15 @@ func (s *Stage) SetGenerator(g provider.Generator) {
 	defer s.mu.Unlock()
 	s.gen = g
 	s.applyLLM()
+}
+
+// SetEmbedder gives the stage the embedder of models.yaml: D_r becomes the
+// embedding cosine (sim_func embedding_cosine).
+func (s *Stage) SetEmbedder(e provider.Embedder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed = e
+	s.k.SetEmbedder(e)
 }
 
 func (s *Stage) applyLLM() {
@@ -190,6 +200,7 @@ func (s *Stage) Restored(context.Context) error {
 	defer s.mu.Unlock()
 	s.k = NewKnowledge(s.cfg.Patterns)
 	s.applyLLM()
+	s.k.SetEmbedder(s.embed)
 	if s.state == nil {
 		return nil
 	}

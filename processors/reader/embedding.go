@@ -32,23 +32,7 @@ func embeddingJudge(ctx context.Context, e provider.Embedder, threshold float64,
 	}
 	best := 0.0
 	for _, v := range vecs[1:] {
-		best = math.Max(best, cosine(vecs[0], v))
+		best = math.Max(best, provider.Cosine(vecs[0], v))
 	}
 	return best, best >= threshold, nil
-}
-
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
