@@ -149,7 +149,7 @@ func registry() []stageSpec {
 		processorStage(chunk.StageName, streams.TopicDocuments, []string{streams.TopicChunks}, func(e *engine) (streams.Processor, error) {
 			return chunk.NewStage(e.cfg.Stages.Chunk.Config)
 		}),
-		processorStage(triplet.StageName, streams.TopicChunks, []string{streams.TopicTriplets, streams.TopicDLQ}, func(e *engine) (streams.Processor, error) {
+		processorStage(triplet.StageName, streams.TopicChunks, []string{streams.TopicTriplets}, func(e *engine) (streams.Processor, error) {
 			tc := e.cfg.Stages.Triplets.Config
 			tc.Logger = e.log
 			st, err := triplet.NewStage(tc)

@@ -482,20 +482,26 @@ func (g *Graph) count(n, period string, d int) {
 func (g *Graph) head(e *Edge) string { return g.find(e.h) }
 func (g *Graph) tail(e *Edge) string { return g.find(e.t) }
 
-// tails returns the distinct canonical tails of relation rel from n in a
-// period.
-func (g *Graph) tails(n, rel, period string) map[string]bool {
-	out := map[string]bool{}
-	g.eachRel(g.outRel, n, rel+"\x00"+period, func(e *Edge) { out[g.tail(e)] = true })
-	return out
-}
-
-// heads returns the distinct canonical heads of relation rel into n in a
-// period.
-func (g *Graph) heads(n, rel, period string) map[string]bool {
-	out := map[string]bool{}
-	g.eachRel(g.inRel, n, rel+"\x00"+period, func(e *Edge) { out[g.head(e)] = true })
-	return out
+// distinct counts the distinct canonical entities at the far end of the
+// edges of a relation and period from (out) or into n, leaving out skip,
+// up to 2: the uniqueness checks only ask "none, one or more".
+func (g *Graph) distinct(n, rel, period, skip string, out bool) int {
+	idx, end := g.inRel, g.head
+	if out {
+		idx, end = g.outRel, g.tail
+	}
+	first, count := "", 0
+	g.eachRel(idx, n, rel+"\x00"+period, func(e *Edge) {
+		k := end(e)
+		if k == skip || count > 1 || k == first {
+			return
+		}
+		if count == 0 {
+			first = k
+		}
+		count++
+	})
+	return count
 }
 
 func (g *Graph) eachRel(idx map[string]map[string]map[string]*Edge, n, key string, fn func(*Edge)) {

@@ -28,6 +28,9 @@ import (
 type Knowledge struct {
 	g   *Graph
 	lim PatternLimits
+	// configured is lim as configured; lim caps max_hops at what the
+	// writer in use can phrase.
+	configured PatternLimits
 	// valid holds, per cap group (document, pattern), the valid instances
 	// with their question; active the subset asked, by instance id.
 	valid    map[string]map[string]*asked
@@ -48,6 +51,7 @@ type Knowledge struct {
 type asked struct {
 	in *Instance
 	q  *schemas.Question
+	fp string // fingerprint of what q was built from
 }
 
 // DocVersions is what the graph knows of a document's versions: the last
@@ -73,7 +77,10 @@ type Change struct {
 
 // NewKnowledge returns an empty knowledge graph.
 func NewKnowledge(lim PatternLimits) *Knowledge {
-	return &Knowledge{g: NewGraph(), lim: lim.withDefaults(), valid: map[string]map[string]*asked{},
+	lim = lim.withDefaults()
+	configured := lim
+	lim.MaxHops = min(lim.MaxHops, TemplateMaxHops)
+	return &Knowledge{g: NewGraph(), lim: lim, configured: configured, valid: map[string]map[string]*asked{},
 		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, sig: map[string]string{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
 		Rejected: map[string]int64{}, now: func() time.Time { return time.Now().UTC() }}
 }
@@ -85,7 +92,16 @@ func (k *Knowledge) SetLLM(writer *LLMWriter, scorer *LLMScorer, log *slog.Logge
 	if writer != nil || scorer != nil {
 		k.llm = &llmQA{writer: writer, scorer: scorer, attempts: 4, backoff: 250 * time.Millisecond, timeout: 2 * time.Minute}
 	}
+	k.lim = k.configured
+	if writer == nil {
+		// The templates phrase at most three hops (two relative clauses):
+		// longer paths would be enumerated only to be turned down.
+		k.lim.MaxHops = min(k.lim.MaxHops, TemplateMaxHops)
+	}
 }
+
+// TemplateMaxHops is the longest path the offline writer phrases.
+const TemplateMaxHops = 3
 
 // SetEmbedder makes D_r the embedding cosine of GRADE §3.3 (nil: the
 // lexical cosine). A question whose embeddings cannot be had keeps the
@@ -298,6 +314,10 @@ func (k *Knowledge) update(touched []string, added []*Edge, widen ...string) Cha
 	for id, in := range candidates {
 		group := capKey(in)
 		groups[group] = true
+		fp := k.fingerprint(in)
+		if a := k.valid[group][id]; a != nil && a.fp == fp && k.g.Valid(in, k.lim) == "" {
+			continue // still valid, and its question would read the same
+		}
 		q, reason := k.build(in)
 		if q == nil {
 			if k.valid[group][id] != nil {
@@ -312,11 +332,24 @@ func (k *Knowledge) update(touched []string, added []*Edge, widen ...string) Cha
 			k.valid[group] = map[string]*asked{}
 		}
 		if old := k.valid[group][id]; old == nil || old.q.QuestionID != q.QuestionID {
-			k.valid[group][id] = &asked{in: in, q: q}
+			k.valid[group][id] = &asked{in: in, q: q, fp: fp}
 			k.index(in, id, group)
+		} else {
+			old.fp = fp
 		}
 	}
 	return k.settle(groups, false)
+}
+
+// fingerprint names everything an instance's question is built from
+// besides its validity: its facts as last stated (triplet ids) and how its
+// entities are described (signatures). Same fingerprint, same question.
+func (k *Knowledge) fingerprint(in *Instance) string {
+	parts := []string{in.ID()}
+	for _, e := range in.Edges {
+		parts = append(parts, e.TripletID, k.g.signature(k.g.head(e)), k.g.signature(k.g.tail(e)))
+	}
+	return schemas.ID(parts...)
 }
 
 func isStale(reason string) bool { return reason == RejectStale }
@@ -454,7 +487,7 @@ func (k *Knowledge) Rebuild() {
 				if k.valid[group] == nil {
 					k.valid[group] = map[string]*asked{}
 				}
-				k.valid[group][in.ID()] = &asked{in: in, q: q}
+				k.valid[group][in.ID()] = &asked{in: in, q: q, fp: k.fingerprint(in)}
 				k.index(in, in.ID(), group)
 				groups[group] = true
 			}

@@ -1,7 +1,6 @@
 package question
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -85,11 +84,17 @@ func (g *Graph) signature(key string) string {
 		o := g.flags[l]
 		f.roleIn, f.org, f.placed = f.roleIn+o.roleIn, f.org+o.org, f.placed+o.placed
 	}
-	if f.roleIn == 0 && f.org == 0 && f.placed == 0 {
-		return ""
+	code := 0
+	for i, c := range []int{f.roleIn, f.org, f.placed} {
+		if c > 0 {
+			code |= 1 << i
+		}
 	}
-	return fmt.Sprint(f.roleIn > 0, f.org > 0, f.placed > 0)
+	return signatures[code]
 }
+
+// signatures are the names of the eight combinations ("" for none).
+var signatures = [8]string{"", "r", "o", "ro", "p", "rp", "op", "rop"}
 
 // describes counts what an edge tells of how its head and tail are
 // described (signature).
@@ -209,18 +214,18 @@ func (g *Graph) askHead(object string, e *Edge, same bool, other string) (string
 		which = "Who"
 	}
 	switch {
-	case e.Kind == "attribute" && !same:
-		return finish(which+" has "+object+" as its "+rel, e, false), true
-	case e.Kind == "attribute":
-		return "", false
-	case e.Kind == "table" || e.Kind == "copula" || strings.HasPrefix(rel, "is ") || rel == "is" || rel == "was":
-		return "", false
 	case placeRe.MatchString(rel):
 		verb := placeRe.FindStringSubmatch(rel)[1]
 		if same {
 			return finish(which+" is "+verb+" in the same place as "+other, e, false), true
 		}
 		return finish(which+" is "+verb+" in "+object, e, false), true
+	case e.Kind == "attribute" && !same:
+		return finish(which+" has "+object+" as its "+rel, e, false), true
+	case e.Kind == "attribute":
+		return "", false
+	case e.Kind == "table" || e.Kind == "copula" || strings.HasPrefix(rel, "is ") || rel == "is" || rel == "was":
+		return "", false
 	}
 	if same {
 		return "", false

@@ -103,19 +103,20 @@ const (
 func (g *Graph) Around(e *Edge, lim PatternLimits) []*Instance {
 	out := []*Instance{{Pattern: schemas.PatternSingle, Edges: []*Edge{e}}}
 	h, t := g.head(e), g.tail(e)
-	for _, o := range g.outOf(h) {
-		if g.hub(h, e, lim) {
-			break
-		}
+	var stars, inverted []hop
+	if !g.hub(h, e, lim) {
+		stars = g.outOf(h)
+	}
+	if !g.hub(t, e, lim) {
+		inverted = g.inOf(t)
+	}
+	for _, o := range stars {
 		if o.e != e && compatible(o.e, e) {
 			out = append(out, &Instance{Pattern: schemas.PatternStar, Edges: []*Edge{e, o.e}, Repaired: o.repaired},
 				&Instance{Pattern: schemas.PatternStar, Edges: []*Edge{o.e, e}, Repaired: o.repaired})
 		}
 	}
-	for _, i := range g.inOf(t) {
-		if g.hub(t, e, lim) {
-			break
-		}
+	for _, i := range inverted {
 		if i.e != e && compatible(i.e, e) {
 			out = append(out, &Instance{Pattern: schemas.PatternInvertedStar, Edges: []*Edge{e, i.e}, Repaired: i.repaired},
 				&Instance{Pattern: schemas.PatternInvertedStar, Edges: []*Edge{i.e, e}, Repaired: i.repaired})
@@ -223,7 +224,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 			return RejectStale
 		}
 	}
-	unique := func(e *Edge) bool { return len(g.tails(g.head(e), e.rel, e.period)) == 1 }
+	unique := func(e *Edge) bool { return g.distinct(g.head(e), e.rel, e.period, "", true) == 1 }
 	switch in.Pattern {
 	case schemas.PatternSingle:
 		e := in.Edges[0]
@@ -287,7 +288,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		if g.hubFor(a, in, lim) {
 			return RejectHubPivot
 		}
-		if id.rel == ask.rel || len(g.heads(g.tail(id), id.rel, id.period)) != 1 || !unique(ask) || a == "" {
+		if id.rel == ask.rel || g.distinct(g.tail(id), id.rel, id.period, "", false) != 1 || !unique(ask) || a == "" {
 			return RejectAmbiguous
 		}
 	case schemas.PatternInvertedStar:
@@ -296,9 +297,7 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		if g.head(id) == g.head(ask) || g.links[g.head(id)][g.head(ask)] || !unique(id) {
 			return RejectAmbiguous
 		}
-		others := g.heads(c, ask.rel, ask.period)
-		delete(others, g.head(id))
-		if len(others) != 1 {
+		if g.distinct(c, ask.rel, ask.period, g.head(id), false) != 1 {
 			return RejectAmbiguous
 		}
 		if g.hubFor(c, in, lim) || hasDigit(id.Tail) {

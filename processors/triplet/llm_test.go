@@ -358,21 +358,19 @@ func TestStageLLM(t *testing.T) {
 	if again, err := s.Process(ctx, chunkMessage(t, &h[1])); err != nil || len(again) != len(recs) || srv.Stats().Requests != requests {
 		t.Errorf("redelivery: %d records, err %v, %d new requests; want the same records from the cache", len(again), err, srv.Stats().Requests-requests)
 	}
-	// A reply with no usable JSON: the chunk is dead-lettered with the
-	// reason, and still closed with its End record, so that the rest of
-	// its document is not held back.
+	// A reply with no usable JSON is permanent: the runner dead-letters the
+	// chunk with the reason, and writes its terminal record, the chunk's
+	// End, so that the rest of its document is not held back.
 	n := northwind(t)
-	recs, err = s.Process(ctx, chunkMessage(t, &n[3]))
-	if err != nil || len(recs) != 2 {
-		t.Fatalf("prose reply: %d records, err %v; want a dead letter and the End record", len(recs), err)
+	msg := chunkMessage(t, &n[3])
+	_, err = s.Process(ctx, msg)
+	if !streams.IsPermanent(err) || !errors.Is(err, triplet.ErrLLMOutput) {
+		t.Errorf("prose reply: err = %v, want a permanent ErrLLMOutput", err)
 	}
-	why, _ := streams.HeaderValue(recs[0].Headers, streams.HeaderDLQError)
-	if recs[0].Topic != streams.TopicDLQ || !strings.Contains(why, "no JSON array") {
-		t.Errorf("prose reply: first record on %s with error %q, want a dead letter naming the problem", recs[0].Topic, why)
-	}
+	term := s.Terminal(msg, err)
 	var end schemas.Triplet
-	if err := schemas.Decode(recs[1].Value, &end); err != nil || !end.End || end.ChunkID != n[3].ChunkID {
-		t.Errorf("prose reply: second record %+v (err %v), want the chunk's End record", end, err)
+	if len(term) != 1 || schemas.Decode(term[0].Value, &end) != nil || !end.End || end.ChunkID != n[3].ChunkID {
+		t.Errorf("terminal records %v, want the chunk's End record", term)
 	}
 }
 

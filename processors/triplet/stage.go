@@ -82,26 +82,44 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, streams.Permanent(errors.New("chunk has no chunk_id or doc_id"))
 	}
 	out, err := s.records(ctx, &c)
-	if streams.IsPermanent(err) {
-		// The chunk gives no facts (an unusable LLM reply, a refused
-		// request): it is dead-lettered with the reason, and still closed
-		// below, so that the rest of its document is not held back.
-		out, err = []streams.Record{streams.DeadLetter(StageName, m, err, 1)}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
-	// The End record closes the chunk, after its triplets in the same
-	// partition: the knowledge graph applies a document version once every
-	// chunk of it is closed.
+	end, err := endRecord(&c)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, end), nil
+}
+
+// endRecord is the End record that closes a chunk, after its triplets in
+// the same partition: the knowledge graph applies a document version once
+// every chunk of it is closed.
+func endRecord(c *schemas.Chunk) (streams.Record, error) {
 	end := &schemas.Triplet{End: true, ChunkID: c.ChunkID, DocID: c.DocID, DocVersion: c.DocVersion, Chunks: c.Chunks,
 		Domain: c.Domain, PublishedAt: c.PublishedAt}
 	schemas.Stamp(end, schemas.ID("end", c.ChunkID, fmt.Sprint(c.DocVersion)), c.ChunkID)
 	b, err := schemas.Encode(end)
 	if err != nil {
-		return nil, fmt.Errorf("cannot encode chunk end: %w", err)
+		return streams.Record{}, fmt.Errorf("cannot encode chunk end: %w", err)
 	}
-	return append(out, streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b}), nil
+	return streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b}, nil
+}
+
+// Terminal implements streams.Terminator: a chunk dead-lettered (an
+// unusable LLM reply, a refused request, retries used up) still gets its
+// End record, so that the rest of its document is not held back waiting
+// for it.
+func (s *Stage) Terminal(m streams.Message, _ error) []streams.Record {
+	var c schemas.Chunk
+	if schemas.Decode(m.Value, &c) != nil || c.ChunkID == "" || c.DocID == "" {
+		return nil
+	}
+	end, err := endRecord(&c)
+	if err != nil {
+		return nil
+	}
+	return []streams.Record{end}
 }
 
 // records returns the triplet records of a chunk.
