@@ -34,6 +34,11 @@ const RefusalText = provider.RefusalText
 // ("can’t"), punctuation and articles do not matter and a phrase must occur
 // as whole words: "Unknown Mortal Orchestra" and "No. 5 Bank" answer.
 func IsRefusal(answer string) bool {
+	if text.Normalize(answer) == "" {
+		// Nothing the judge could match ("th!e" is an article once its
+		// punctuation goes) says nothing.
+		return true
+	}
 	for rest := answer; rest != ""; {
 		var clause string
 		clause, rest = nextClause(rest)
