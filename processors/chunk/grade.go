@@ -285,9 +285,12 @@ func (w *windower) window(i int) (j, n, next int) {
 	// No candidate had an exact size within the bounds (the estimates are
 	// off by a token or two at the edges of the range): take the longest
 	// window within max.
+	// Below the minimum if need be: max is a hard cap, min is not (the
+	// atoms' counts add up to less than the span's when BPE merges across
+	// them, so the estimate of min can land past max).
 	k := hi
 	c := w.tokens(i, k)
-	for k > lo && c > w.max {
+	for floor := max(i, w.prevEnd+1); k > floor && c > w.max; {
 		k--
 		c = w.tokens(i, k)
 	}
