@@ -387,6 +387,13 @@ type Alert struct {
 	PValue     float64   `json:"p_value"`
 	FiredAt    time.Time `json:"fired_at"`
 	ResolvedAt time.Time `json:"resolved_at"`
+	// Labels are the dimensions of Series (model_id, family, metric, axis,
+	// kind, domain), for receivers that route on labels (Alertmanager).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Summary says, in a sentence or two, what changed and what changed
+	// around it (documents of a new period, a new model); not stored in
+	// ClickHouse, carried to the receivers.
+	Summary string `json:"summary,omitempty"`
 }
 
 // Key implements Event.

@@ -47,6 +47,7 @@ type Config struct {
 	HTTPReadTimeout time.Duration `yaml:"http_read_timeout" help:"longest a client may take to send a request"`
 	HTTPIdleTimeout time.Duration `yaml:"http_idle_timeout" help:"how long an idle keep-alive connection is kept"`
 	SQL             SQLConfig     `yaml:"sql"`
+	Alerts          AlertsConfig  `yaml:"alerts"`
 }
 
 // SQLConfig bounds the read-only SQL path (/api/sql, and sql/report against
@@ -93,6 +94,7 @@ func defaultConfig() Config {
 		HTTPIdleTimeout: 60 * time.Second,
 		SQL: SQLConfig{Timeout: 30 * time.Second, MaxMemoryMB: 1024, MaxResultRows: 1_000_000, MaxResultMB: 64,
 			Databases: []string{"robustream", "system", "information_schema", "INFORMATION_SCHEMA"}, MaxConcurrency: 2},
+		Alerts: defaultAlerts(),
 	}
 }
 
@@ -115,7 +117,7 @@ func (c *Config) Validate() []error {
 	}
 	errs = append(errs, c.Stages.validate()...)
 	for _, s := range c.Stages.Run {
-		if !knownStage(s) {
+		if !knownStage(s) && !isPeriodicStage(s) {
 			errs = append(errs, fmt.Errorf("stages: unknown stage %q (known: source, %s, or sinks for all sinks)", s, strings.Join(stageNames(), ", ")))
 		}
 	}
@@ -162,6 +164,7 @@ func (c *Config) Validate() []error {
 		}
 	}
 	errs = append(errs, c.SQL.validate()...)
+	errs = append(errs, c.Alerts.validate()...)
 	// kafka.partitions (1..1024) is checked there.
 	k := c.Kafka
 	errs = append(errs, k.Validate()...)
@@ -284,8 +287,8 @@ func leaves(v reflect.Value, prefix string) []leaf {
 			out = append(out, leaves(fv, path)...)
 			continue
 		}
-		if f.Type.Kind() == reflect.Map {
-			continue // sections by name (stages.chunk.sources): YAML only
+		if f.Type.Kind() == reflect.Map || (f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct) {
+			continue // sections by name (stages.chunk.sources), lists of sections (alerts.receivers): YAML only
 		}
 		fl := f.Tag.Get("flag")
 		if fl == "" {

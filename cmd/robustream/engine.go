@@ -260,6 +260,9 @@ func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, e
 		if e.ch == nil && strings.HasPrefix(spec.name, "sink.") {
 			continue
 		}
+		if spec.enabled != nil && !spec.enabled(e.cfg) {
+			continue
+		}
 		st, err := spec.build(e)
 		if err != nil {
 			return nil, nil, err

@@ -34,7 +34,7 @@ func commands() []command {
 		{"broker", "run the embedded Kafka broker alone", cmdBroker},
 		{"eval", "eval --once: process a finite source to completion, print a summary, exit", cmdEval},
 		{"sql", "run a query against the configured ClickHouse", cmdSQL},
-		{"report", "print robustness scores per model", cmdReport},
+		{"report", "print the robustness metrics (RARE, SURE, GRADE, PRGB) per model", cmdReportMetrics},
 		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},
 		{"bench", "measure stage and sink throughput against raw baselines", cmdBench},
 		{"version", "print the version", cmdVersion},

@@ -25,6 +25,9 @@ type stageSpec struct {
 	inputs  []string
 	outputs []string
 	build   func(e *engine) (streams.Stage, error)
+	// enabled, when set, says whether the stage runs under a config (a
+	// stage that needs configuring, such as the alert receivers).
+	enabled func(c *Config) bool
 }
 
 func processorStage(name, input string, outs []string, build func(e *engine) (streams.Processor, error)) stageSpec {
@@ -199,12 +202,16 @@ func registry() []stageSpec {
 	}
 	// Retirement records of rs.questions have a table of their own.
 	specs = append(specs, sinkStage(streams.TopicQuestions, schemas.QuestionRetirementsTable.Name))
+	specs = append(specs, receiversStage())
 	return specs
 }
 
 func stageNames() []string {
 	var out []string
 	for _, s := range registry() {
+		out = append(out, s.name)
+	}
+	for _, s := range periodicStages() {
 		out = append(out, s.name)
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/term"
 
+	"github.com/robustream/robustream/processors/drift"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -26,7 +27,7 @@ var runKeys = []string{"data_dir", "http", "stages.*", "source", "models", "kafk
 	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
 	"clickhouse.url", "clickhouse.chdb_lib", "demo.seed", "demo.periods", "demo.interval", "log.level", "log.format",
 	"http_token_env", "http_allowed_hosts", "http_metrics_public", "http_read_timeout", "http_idle_timeout", "sql.timeout", "sql.max_memory_mb",
-	"sql.max_result_rows", "sql.max_result_mb", "sql.max_threads", "sql.max_concurrency"}
+	"sql.max_result_rows", "sql.max_result_mb", "sql.max_threads", "sql.max_concurrency", "alerts.*"}
 
 func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -35,13 +36,17 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	log := newLogger(cfg.Log)
-	withSinks := len(cfg.Stages.Run) == 0 || hasSinks(cfg.Stages.Run)
+	withSinks := len(cfg.Stages.Run) == 0 || hasSinks(cfg.Stages.Run) || contains(cfg.Stages.Run, drift.StageName)
 	e, err := startEngine(ctx, cfg, log, withSinks)
 	if err != nil {
 		return err
 	}
 	defer e.close()
 	stages, inputs, err := e.stages(cfg.Stages.Run)
+	if err != nil {
+		return err
+	}
+	periodic, err := e.periodic(cfg.Stages.Run)
 	if err != nil {
 		return err
 	}
@@ -62,6 +67,9 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "robustream is running: dashboard http://%s/  (Ctrl-C to stop)\n", srv.addr)
 	}
 	p.Go(func(ctx context.Context) error { return e.runner.RunAll(ctx, stages) })
+	for _, src := range periodic {
+		p.Go(func(ctx context.Context) error { return e.runner.RunSource(ctx, src, streams.SourceOptions{}) })
+	}
 	if cfg.Models != "" {
 		p.Go(func(ctx context.Context) error { e.watchModels(ctx, cfg.Models, modelsPoll); return nil })
 	}

@@ -35,8 +35,8 @@ func newEmbeddingSim(e provider.Embedder) *embeddingSim {
 		llm: &llmQA{attempts: 4, backoff: 250 * time.Millisecond, timeout: time.Minute}}
 }
 
-// difficulty returns 1 − min over chunks of cos(question, chunk).
-func (s *embeddingSim) difficulty(question string, chunks []string) (float64, error) {
+// similarities returns cos(question, chunk) for every chunk.
+func (s *embeddingSim) similarities(question string, chunks []string) ([]float64, error) {
 	texts := append([]string{question}, chunks...)
 	vecs := make([][]float32, len(texts))
 	var missing []string
@@ -50,7 +50,7 @@ func (s *embeddingSim) difficulty(question string, chunks []string) (float64, er
 		}
 	}
 	if len(missing) > 0 && time.Now().Before(s.down) {
-		return 0, errors.New("embedder paused after a failure")
+		return nil, errors.New("embedder paused after a failure")
 	}
 	if len(missing) > 0 {
 		var got [][]float32
@@ -64,16 +64,45 @@ func (s *embeddingSim) difficulty(question string, chunks []string) (float64, er
 		}
 		if err != nil {
 			s.down = time.Now().Add(embedderPause)
-			return 0, err
+			return nil, err
 		}
 		for j, i := range at {
 			vecs[i] = got[j]
 			s.vectors.put(memoKey(texts[i]), got[j])
 		}
 	}
-	minSim := 1.0
-	for _, v := range vecs[1:] {
-		minSim = math.Min(minSim, provider.Cosine(vecs[0], v))
+	sims := make([]float64, len(chunks))
+	for i, v := range vecs[1:] {
+		sims[i] = provider.Cosine(vecs[0], v)
 	}
-	return 1 - minSim, nil
+	return sims, nil
+}
+
+// Aggregations of a question's chunk similarities into D_r (GRADE §3.3,
+// Table 3): the minimum (GRADE's definition, the D_r of a question), the
+// mean, and the power mean with p = −2, which leans towards the least
+// similar chunk without ignoring the others. Each D_r is 1 − the
+// aggregate. Recorded in qa_scores as dr_mean and dr_power_mean.
+func drAggregates(sims []float64) (drMin, drMean, drPower float64) {
+	if len(sims) == 0 {
+		return 1, 1, 1
+	}
+	lo, sum, inv := 1.0, 0.0, 0.0
+	zero := false
+	for _, x := range sims {
+		x = math.Max(0, math.Min(1, x))
+		lo = math.Min(lo, x)
+		sum += x
+		if x == 0 {
+			zero = true
+		} else {
+			inv += 1 / (x * x)
+		}
+	}
+	n := float64(len(sims))
+	power := 0.0 // a chunk with nothing in common drives the power mean to 0
+	if !zero {
+		power = math.Pow(inv/n, -0.5)
+	}
+	return 1 - lo, 1 - sum/n, 1 - power
 }

@@ -115,18 +115,38 @@ func (k *Knowledge) SetEmbedder(e provider.Embedder) {
 
 // difficulty sets a question's D_r and the similarity it used.
 func (k *Knowledge) difficulty(q *schemas.Question) {
-	q.DR, q.SimFunc = Difficulty(q.Question, q.GTChunks), SimLexicalCosine
-	if k.embed == nil {
-		return
+	sims, fn := []float64(nil), SimLexicalCosine
+	if k.embed != nil {
+		var err error
+		if sims, err = k.embed.similarities(q.Question, q.GTChunks); err != nil {
+			k.Rejected[RejectEmbedder]++
+			k.logLLM("embedder gave no vectors; D_r is the lexical one", err)
+			sims = nil
+		} else {
+			fn = SimEmbeddingCosine
+		}
 	}
-	d, err := k.embed.difficulty(q.Question, q.GTChunks)
-	if err != nil {
-		k.Rejected[RejectEmbedder]++
-		k.logLLM("embedder gave no vectors; D_r is the lexical one", err)
-		return
+	if sims == nil {
+		sims = make([]float64, len(q.GTChunks))
+		for i, c := range q.GTChunks {
+			sims[i] = LexicalSimilarity(q.Question, c)
+		}
 	}
-	q.DR, q.SimFunc = d, SimEmbeddingCosine
+	drMin, drMean, drPower := drAggregates(sims)
+	q.DR, q.SimFunc = drMin, fn
+	scores := make(map[string]float64, len(q.QAScores)+2)
+	for name, v := range q.QAScores {
+		scores[name] = v
+	}
+	scores[ScoreDRMean], scores[ScoreDRPowerMean] = drMean, drPower
+	q.QAScores = scores
 }
+
+// The D_r aggregations besides the minimum, recorded in qa_scores.
+const (
+	ScoreDRMean      = "dr_mean"
+	ScoreDRPowerMean = "dr_power_mean"
+)
 
 // RejectEmbedder counts questions whose D_r fell back to the lexical
 // similarity (the question is still asked).

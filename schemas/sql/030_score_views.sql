@@ -1,96 +1,178 @@
--- Score views over all time (docs/architecture.md, ClickHouse schema; what
--- the scores mean: docs/methods.md, RARE's judge f and pairing). They are
--- plain views: nothing is stored, so a changed definition costs only a new
--- migration that drops and recreates the view. For a time window, read the
--- rolling tables (robustness_*) or outcomes with a WHERE on bucket /
--- evaluated_at.
+-- Score views (docs/architecture.md, ClickHouse schema; what the scores
+-- mean: docs/methods.md). Two layers, all plain views (nothing is stored):
+--
+--   row views (this file), one row per scored unit with its evaluated_at
+--   and published_at: rare_question_scores and grade_questions (per model
+--   and question), sure_instances (per model and perturbed instance),
+--   prgb_points (per model and data point). A time window is a WHERE on
+--   these columns, then an aggregation: 18.16 has no parameterized views,
+--   so docs/queries.sql holds the aggregations to copy.
+--
+--   score views over all time, with stable names (035 and 050):
+--   rare_scores, sure_scores, grade_matrix, prgb_scores and their
+--   companions. Each is the all-time case of a query in docs/queries.sql.
+--
+-- The row views read outcomes FINAL: an outcome row delivered twice (the
+-- sink is at-least-once before 22.2) counts once even before the merge.
+-- The rolling tables (020) count what was inserted.
+--
+-- A plain view is dropped and created again at every migration, so a
+-- changed definition reaches data dirs made by older builds. DROP TABLE:
+-- servers before 20.x know no DROP VIEW. Views that read other views are
+-- dropped first.
 --
 -- Aggregates are computed in an inner query under names that do not shadow
--- the stored columns (n, value): ClickHouse resolves an alias before a
--- column, and sum(n) AS n would otherwise nest aggregates.
+-- stored columns: ClickHouse resolves an alias before a column, and
+-- sum(n) AS n would otherwise nest aggregates.
+DROP TABLE IF EXISTS robustream.rare_scores;
+DROP TABLE IF EXISTS robustream.sure_scores;
+DROP TABLE IF EXISTS robustream.sure_kind_scores;
+DROP TABLE IF EXISTS robustream.grade_matrix;
+DROP TABLE IF EXISTS robustream.grade_matrix_by_dr_agg;
+DROP TABLE IF EXISTS robustream.prgb_scores;
+DROP TABLE IF EXISTS robustream.prgb_task_scores;
+DROP TABLE IF EXISTS robustream.rare_question_scores;
+DROP TABLE IF EXISTS robustream.sure_instances;
+DROP TABLE IF EXISTS robustream.grade_questions;
+DROP TABLE IF EXISTS robustream.prgb_points;
 
--- RARE's scores are in 035_rare_scores.sql.
-
--- SURE (§3.2): each sure outcome's value is C = Y(original) − Y(perturbed)
--- ∈ {−1, 0, 1}; RR, WR and LR are the shares of C = 0, −1 and 1, split by
--- Known (closed book) × Golden (context holds the answer).
-CREATE VIEW IF NOT EXISTS robustream.sure_scores AS
+-- RARE (§3.3, Table 2): one row per (model, question) with its judge f
+-- outcomes (metric f) counted and summed per axis, and the question's own
+-- means. NaN where the question has no outcome on an axis. overall counts
+-- every axis: original, query, document, retrieval and the cross cells.
+CREATE VIEW IF NOT EXISTS robustream.rare_question_scores AS
 SELECT
-    model_id, axis, kind, known, golden,
+    model_id, question_id, pattern, hops, domain, published_at,
+    last_evaluated AS evaluated_at,
     cnt AS n,
-    rr_cnt / cnt AS rr,
-    wr_cnt / cnt AS wr,
-    lr_cnt / cnt AS lr
+    f_sum,
+    query_cnt AS query_n, query_f AS query_sum,
+    document_cnt AS document_n, document_f AS document_sum,
+    retrieval_cnt AS retrieval_n, retrieval_f AS retrieval_sum,
+    f_sum / cnt AS overall,
+    if(query_cnt = 0, nan, query_f / query_cnt) AS query_robustness,
+    if(document_cnt = 0, nan, document_f / document_cnt) AS document_robustness,
+    if(retrieval_cnt = 0, nan, retrieval_f / retrieval_cnt) AS retrieval_robustness
 FROM
 (
     SELECT
-        model_id, axis, kind, known, golden,
+        model_id, question_id, pattern, hops, domain, published_at,
+        max(evaluated_at) AS last_evaluated,
         count() AS cnt,
-        countIf(value = 0) AS rr_cnt,
-        countIf(value = -1) AS wr_cnt,
-        countIf(value = 1) AS lr_cnt
-    FROM robustream.outcomes
-    WHERE family = 'sure'
-    GROUP BY model_id, axis, kind, known, golden
+        sum(value) AS f_sum,
+        countIf(axis = 'query') AS query_cnt,
+        sumIf(value, axis = 'query') AS query_f,
+        countIf(axis = 'document') AS document_cnt,
+        sumIf(value, axis = 'document') AS document_f,
+        countIf(axis = 'retrieval') AS retrieval_cnt,
+        sumIf(value, axis = 'retrieval') AS retrieval_f
+    FROM robustream.outcomes FINAL
+    WHERE family = 'rare' AND metric = 'f'
+    GROUP BY model_id, question_id, pattern, hops, domain, published_at
 );
 
--- GRADE (eq. 1, §4): error rate per hops × D_r quartile, where each grade
--- outcome's value is 1 for a correct answer. Quartile bounds are taken over
--- the distinct questions, not the outcomes, so a question asked of many
--- models weighs once. The join on a constant stands in for window
--- functions, which 18.16 lacks.
-CREATE VIEW IF NOT EXISTS robustream.grade_matrix AS
+-- SURE (§3.4): one row per (model, perturbed instance). The sure family
+-- writes two outcomes per instance, under the instance's variant_id:
+-- metric c with value C = Y(original) − Y(perturbed) ∈ {−1, 0, 1}, and
+-- metric y_original with value Y(original) ∈ {0, 1}. Y(perturbed) is
+-- y_original − c. known = correct closed book, golden = the context holds
+-- an answer. y_original (and so y_perturbed) is NaN for an instance
+-- without its y_original row.
+CREATE VIEW IF NOT EXISTS robustream.sure_instances AS
 SELECT
-    model_id,
-    hops,
-    multiIf(d_r <= bounds[1], 1, d_r <= bounds[2], 2, d_r <= bounds[3], 3, 4) AS dr_quartile,
-    count() AS n,
-    1 - avg(value) AS error_rate
-FROM
-(
-    SELECT model_id, hops, d_r, value, 1 AS join_key
-    FROM robustream.outcomes
-    WHERE family = 'grade'
-) AS graded
-ALL INNER JOIN
-(
-    SELECT 1 AS join_key, quantilesExact(0.25, 0.5, 0.75)(q_dr) AS bounds
-    FROM
-    (
-        SELECT question_id, any(d_r) AS q_dr
-        FROM robustream.outcomes
-        WHERE family = 'grade'
-        GROUP BY question_id
-    )
-) AS quartiles USING join_key
-GROUP BY model_id, hops, dr_quartile;
-
--- PRGB: a data point is a (model, question); its score is the mean over its
--- placeholder variants, and points are all-correct, partially correct or
--- all-wrong.
-CREATE VIEW IF NOT EXISTS robustream.prgb_scores AS
-SELECT
-    model_id,
-    points AS n,
-    score_sum / points AS score,
-    all_correct / points AS all_correct_share,
-    partial / points AS partial_share,
-    all_wrong / points AS all_wrong_share
+    model_id, question_id, variant_id, axis, kind, known, golden,
+    pattern, hops, domain, published_at,
+    last_evaluated AS evaluated_at,
+    c_value AS c,
+    y_orig AS y_original,
+    y_orig - c_value AS y_perturbed
 FROM
 (
     SELECT
-        model_id,
-        count() AS points,
-        sum(point_score) AS score_sum,
-        countIf(point_score = 1) AS all_correct,
-        countIf(point_score > 0 AND point_score < 1) AS partial,
-        countIf(point_score = 0) AS all_wrong
+        model_id, question_id, variant_id, axis, kind, known, golden,
+        pattern, hops, domain, published_at,
+        max(evaluated_at) AS last_evaluated,
+        countIf(metric = 'c') AS c_rows,
+        sumIf(value, metric = 'c') AS c_value,
+        if(countIf(metric = 'y_original') = 0, nan, sumIf(value, metric = 'y_original')) AS y_orig
+    FROM robustream.outcomes FINAL
+    WHERE family = 'sure'
+    GROUP BY model_id, question_id, variant_id, axis, kind, known, golden,
+        pattern, hops, domain, published_at
+)
+WHERE c_rows > 0;
+
+-- GRADE (§3.3): one row per (model, question, D_r aggregation) with the
+-- question's correctness under top-k retrieval (grade outcomes: value 1 =
+-- correct), its hops and its difficulty. sim_func comes from the question
+-- (robustream.questions, latest version): D_r from different similarity
+-- functions must never share quartiles ('' when the question row is
+-- missing). dr_agg names how the question's chunk similarities were
+-- collapsed into D_r (GRADE Table 3): min is the outcome's d_r (GRADE's
+-- default, 1 − the least similar chunk), mean and power_mean (p = −2) are
+-- read from the question's QA scores named dr_mean and dr_power_mean when
+-- the question stage records them, and are absent otherwise.
+CREATE VIEW IF NOT EXISTS robustream.grade_questions AS
+SELECT
+    model_id, question_id, sim_func, dr_agg, difficulty, hops, pattern, domain,
+    published_at, evaluated_at, n, correct, accuracy
+FROM
+(
+    SELECT
+        model_id, question_id, sim_func, hops, pattern, domain, published_at,
+        last_evaluated AS evaluated_at,
+        cnt AS n,
+        correct_sum AS correct,
+        correct_sum / cnt AS accuracy,
+        q_dr,
+        if(indexOf(score_names, 'dr_mean') = 0, nan, score_values[indexOf(score_names, 'dr_mean')]) AS q_dr_mean,
+        if(indexOf(score_names, 'dr_power_mean') = 0, nan, score_values[indexOf(score_names, 'dr_power_mean')]) AS q_dr_power_mean
     FROM
     (
-        SELECT model_id, question_id, avg(value) AS point_score
-        FROM robustream.outcomes
-        WHERE family = 'prgb'
-        GROUP BY model_id, question_id
-    )
-    GROUP BY model_id
+        SELECT
+            model_id, question_id, hops, pattern, domain, published_at,
+            max(d_r) AS q_dr,
+            max(evaluated_at) AS last_evaluated,
+            count() AS cnt,
+            sum(value) AS correct_sum
+        FROM robustream.outcomes FINAL
+        WHERE family = 'grade'
+        GROUP BY model_id, question_id, hops, pattern, domain, published_at
+    ) AS graded
+    ALL LEFT JOIN
+    (
+        SELECT
+            question_id,
+            argMax(sim_func, produced_at) AS sim_func,
+            argMax(qa_score_names, produced_at) AS score_names,
+            argMax(qa_score_values, produced_at) AS score_values
+        FROM robustream.questions
+        GROUP BY question_id
+    ) AS facts USING question_id
+)
+ARRAY JOIN
+    ['min', 'mean', 'power_mean'] AS dr_agg,
+    [q_dr, q_dr_mean, q_dr_power_mean] AS difficulty
+WHERE NOT isNaN(difficulty);
+
+-- PRGB: one row per data point, a (model, question), with its score, the
+-- mean over its placeholder variants. The PRGB family records a data
+-- point's task class (filtering, combination, reasoning) as the outcomes'
+-- metric.
+CREATE VIEW IF NOT EXISTS robustream.prgb_points AS
+SELECT
+    model_id, question_id, task_class, pattern, hops, domain, published_at,
+    last_evaluated AS evaluated_at,
+    cnt AS variants,
+    point_score AS score
+FROM
+(
+    SELECT
+        model_id, question_id, metric AS task_class, pattern, hops, domain, published_at,
+        max(evaluated_at) AS last_evaluated,
+        count() AS cnt,
+        avg(value) AS point_score
+    FROM robustream.outcomes FINAL
+    WHERE family = 'prgb'
+    GROUP BY model_id, question_id, metric, pattern, hops, domain, published_at
 );

@@ -126,9 +126,10 @@ func TestMigrateIdempotent(t *testing.T) {
 			t.Fatalf("second migrate: %v", err)
 		}
 		got := strings.Fields(scalar(t, e, "SELECT name FROM system.tables WHERE database = 'robustream' ORDER BY name"))
-		want := []string{"rare_scores", "retrieval_hit_rates", "sure_scores", "grade_matrix", "prgb_scores", "active_questions", "current_outcomes",
+		want := append([]string{"retrieval_hit_rates", "active_questions", "current_outcomes"}, scoreViews...)
+		want = append(want,
 			"robustness_5m", "robustness_1h", "robustness_1d",
-			"robustness_5m_mv", "robustness_1h_mv", "robustness_1d_mv"}
+			"robustness_5m_mv", "robustness_1h_mv", "robustness_1d_mv")
 		for _, tb := range schemas.Tables() {
 			want = append(want, tb.Name)
 		}
@@ -148,7 +149,7 @@ func TestMigrateIdempotent(t *testing.T) {
 				t.Errorf("%s columns:\n got %q\nwant %q", tb.Name, desc, strings.Join(want, "\n"))
 			}
 		}
-		for _, v := range []string{"rare_scores", "retrieval_hit_rates", "sure_scores", "grade_matrix", "prgb_scores"} {
+		for _, v := range append([]string{"retrieval_hit_rates", "active_questions", "current_outcomes"}, scoreViews...) {
 			if n := scalar(t, e, "SELECT count() FROM robustream."+v); n != "0" {
 				t.Errorf("%s on an empty database has %s rows", v, n)
 			}

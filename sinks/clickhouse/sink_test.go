@@ -273,14 +273,18 @@ func TestScoreViews(t *testing.T) {
 			outcome("b1", "m2", schemas.AxisQuery, 1),
 		}
 		sure := outcome("s1", "m1", schemas.AxisSpurious, -1)
-		sure.Family, sure.Known, sure.Golden = schemas.FamilySURE, true, true
+		sure.Family, sure.Metric, sure.Known, sure.Golden = schemas.FamilySURE, "c", true, true
+		// The instance's Y(original) row: C = −1 means wrong → right.
+		sureOrig := outcome("s1o", "m1", schemas.AxisSpurious, 0)
+		sureOrig.Family, sureOrig.Metric, sureOrig.Known, sureOrig.Golden = schemas.FamilySURE, "y_original", true, true
+		sureOrig.QuestionID, sureOrig.VariantID = sure.QuestionID, sure.VariantID
 		grade := outcome("g1", "m1", schemas.AxisRetrieval, 0)
 		grade.Family, grade.Hops, grade.DR = schemas.FamilyGRADE, 2, 0.4
 		prgb1 := outcome("p1", "m1", schemas.AxisPlaceholder, 1)
 		prgb2 := outcome("p2", "m1", schemas.AxisPlaceholder, 0)
 		prgb1.Family, prgb2.Family = schemas.FamilyPRGB, schemas.FamilyPRGB
 		prgb2.QuestionID = prgb1.QuestionID
-		events = append(events, sure, grade, prgb1, prgb2)
+		events = append(events, sure, sureOrig, grade, prgb1, prgb2)
 		if err := s.Write(ctx, batchOf(t, streams.TopicOutcomes, 0, events...)); err != nil {
 			t.Fatal(err)
 		}
@@ -290,9 +294,11 @@ func TestScoreViews(t *testing.T) {
 				t.Errorf("%s:\n got %q\nwant %q", q, got, want)
 			}
 		}
-		f("SELECT * FROM robustream.rare_scores ORDER BY model_id", "m1\t0.6\t0.5\t0\t1\t5\nm2\t1\t1\tnan\tnan\t1")
-		f("SELECT model_id, kind, known, golden, n, rr, wr, lr FROM robustream.sure_scores", "m1\tspurious_kind\t1\t1\t1\t0\t1\t0")
-		f("SELECT model_id, hops, dr_quartile, n, error_rate FROM robustream.grade_matrix", "m1\t2\t1\t1\t1")
+		// One outcome per question: the per-question and pooled means agree.
+		f("SELECT * FROM robustream.rare_scores ORDER BY model_id", "m1\t0.6\t0.5\t0\t1\t5\t5\t0.6\t0.5\t0\t1\nm2\t1\t1\tnan\tnan\t1\t1\t1\t1\tnan\tnan")
+		f("SELECT model_id, kind, known, golden, n, rr, wr, lr, acc_original, acc_perturbed FROM robustream.sure_scores", "m1\tspurious_kind\t1\t1\t1\t0\t1\t0\t0\t1")
+		// No question row: the similarity function is unknown ('').
+		f("SELECT model_id, hops, dr_quartile, n, error_rate, questions, sim_func FROM robustream.grade_matrix", "m1\t2\t1\t1\t1\t1\t")
 		f("SELECT * FROM robustream.prgb_scores", "m1\t1\t0.5\t0\t1\t0")
 		rolled(t, e, len(events))
 	})

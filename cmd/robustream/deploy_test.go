@@ -1,0 +1,544 @@
+package main
+
+// Checks of deploy/ without a container engine: the files parse, images are
+// pinned, names and ports agree with each other and with the engine (its
+// configuration env names, stage registry, consumer groups, probes), the
+// engine accepts each process's configuration (`run --dry-run`), the Helm
+// templates render, and every Grafana panel query runs on a migrated chDB.
+// Not checked: that the images build or start, Kubernetes/KEDA/Grafana
+// schemas beyond the fields read here, Helm functions beyond the few the
+// chart uses (rendered with a stand-in FuncMap, not Helm itself).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+)
+
+const deployDir = "../../deploy"
+
+// configEnvNames is every environment variable the engine reads for its
+// configuration, from the same table the loader uses.
+func configEnvNames() map[string]bool {
+	cfg := defaultConfig()
+	names := map[string]bool{"ROBUSTREAM_CONFIG": true, "ROBUSTREAM_CHDB_LIB": true}
+	for _, l := range leaves(reflect.ValueOf(&cfg).Elem(), "") {
+		names[l.env] = true
+	}
+	return names
+}
+
+// checkEnv fails on a ROBUSTREAM_ variable the engine does not read, except
+// the API token variable that the configuration names.
+func checkEnv(t *testing.T, where string, env map[string]string) {
+	t.Helper()
+	known := configEnvNames()
+	for k, v := range env {
+		if !strings.HasPrefix(k, "ROBUSTREAM_") || known[k] || k == "ROBUSTREAM_API_TOKEN" {
+			continue
+		}
+		t.Errorf("%s: env %s=%q is not a configuration variable of the engine", where, k, v)
+	}
+	if s, ok := env["ROBUSTREAM_STAGES"]; ok {
+		checkStages(t, where, strings.Split(s, ","))
+	}
+}
+
+func checkStages(t *testing.T, where string, stages []string) {
+	t.Helper()
+	for _, s := range stages {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(stageNames(), s) && s != "sinks" && s != "source" {
+			t.Errorf("%s: unknown stage %q (known: %v, sinks, source)", where, s, stageNames())
+		}
+	}
+}
+
+// checkCoverage fails unless every registered stage runs somewhere.
+func checkCoverage(t *testing.T, where string, run [][]string) {
+	t.Helper()
+	covered := map[string]bool{}
+	for _, stages := range run {
+		for _, s := range stages {
+			covered[s] = true
+		}
+	}
+	for _, s := range stageNames() {
+		if !covered[s] && !(strings.HasPrefix(s, "sink.") && covered["sinks"]) {
+			t.Errorf("%s: stage %s runs in no process", where, s)
+		}
+	}
+}
+
+var pinnedImage = regexp.MustCompile(`^[a-z0-9./_-]+:[A-Za-z0-9._-]*[0-9][A-Za-z0-9._-]*$`)
+
+func checkImage(t *testing.T, where, image string) {
+	t.Helper()
+	if !pinnedImage.MatchString(image) || strings.HasSuffix(image, ":latest") {
+		t.Errorf("%s: image %q is not pinned to a versioned tag", where, image)
+	}
+}
+
+// deployDryRun runs `robustream run --dry-run` with env and fails on a verdict
+// other than "configuration is valid".
+func deployDryRun(t *testing.T, where string, env map[string]string) {
+	t.Helper()
+	var list []string
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	out, err := runBinary(list, "run", "--dry-run")
+	if err != nil || !strings.Contains(out, "configuration is valid") {
+		t.Errorf("%s: robustream run --dry-run: %v\n%s", where, err, out)
+	}
+}
+
+func runBinary(env []string, args ...string) (string, error) {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestDeployCompose(t *testing.T) {
+	var compose struct {
+		Services map[string]struct {
+			Image       string            `yaml:"image"`
+			Command     []string          `yaml:"command"`
+			Environment map[string]string `yaml:"environment"`
+			Ports       []string          `yaml:"ports"`
+			Volumes     []string          `yaml:"volumes"`
+		} `yaml:"services"`
+	}
+	readYAML(t, filepath.Join(deployDir, "docker-compose.yml"), &compose)
+	var cfg struct {
+		HTTP       string                     `yaml:"http"`
+		TokenEnv   string                     `yaml:"http_token_env"`
+		Kafka      struct{ Brokers []string } `yaml:"kafka"`
+		ClickHouse struct{ URL string }       `yaml:"clickhouse"`
+	}
+	readYAML(t, filepath.Join(deployDir, "config", "robustream.yaml"), &cfg)
+	if cfg.TokenEnv != "ROBUSTREAM_API_TOKEN" {
+		t.Errorf("config http_token_env = %q; the compose file sets ROBUSTREAM_API_TOKEN", cfg.TokenEnv)
+	}
+	models, err := filepath.Abs(filepath.Join(deployDir, "config", "models.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	configFile, _ := filepath.Abs(filepath.Join(deployDir, "config", "robustream.yaml"))
+
+	var run [][]string
+	for name, s := range compose.Services {
+		checkImage(t, "service "+name, s.Image)
+		checkEnv(t, "service "+name, s.Environment)
+		if !strings.HasPrefix(s.Image, "robustream:") {
+			continue
+		}
+		if s.Environment["ROBUSTREAM_CONFIG"] != "/etc/robustream/robustream.yaml" || !slices.Contains(s.Volumes, "./config:/etc/robustream:ro") {
+			t.Errorf("service %s: does not mount deploy/config as its configuration", name)
+		}
+		if name == "migrate" {
+			continue
+		}
+		stages := strings.Split(s.Environment["ROBUSTREAM_STAGES"], ",")
+		if len(stages) == 0 || stages[0] == "" {
+			t.Errorf("service %s: runs every stage (set ROBUSTREAM_STAGES)", name)
+		}
+		run = append(run, stages)
+		// The engine's own verdict on this process's configuration, with
+		// the paths of the container replaced by the repository's.
+		env := map[string]string{"ROBUSTREAM_DATA_DIR": t.TempDir(), "ROBUSTREAM_MODELS": models}
+		for k, v := range s.Environment {
+			env[k] = v
+		}
+		env["ROBUSTREAM_CONFIG"] = configFile
+		env["ROBUSTREAM_API_TOKEN"] = "test-token"
+		deployDryRun(t, "service "+name, env)
+	}
+	checkCoverage(t, "docker-compose.yml", run)
+
+	// Addresses agree: Kafka, ClickHouse (and its credentials), vLLM, HTTP.
+	kafka := compose.Services["kafka"].Environment
+	if !slices.Contains(cfg.Kafka.Brokers, strings.TrimPrefix(kafka["KAFKA_ADVERTISED_LISTENERS"], "PLAINTEXT://")) {
+		t.Errorf("kafka.brokers %v does not name the advertised listener %s", cfg.Kafka.Brokers, kafka["KAFKA_ADVERTISED_LISTENERS"])
+	}
+	u, err := url.Parse(cfg.ClickHouse.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := compose.Services["clickhouse"].Environment
+	pw, _ := u.User.Password()
+	if u.Host != "clickhouse:9000" || u.User.Username() != ch["CLICKHOUSE_USER"] || pw != ch["CLICKHOUSE_PASSWORD"] || u.Path != "/"+ch["CLICKHOUSE_DB"] {
+		t.Errorf("clickhouse.url %s does not match the clickhouse service (user %s, db %s, native port 9000)", cfg.ClickHouse.URL, ch["CLICKHOUSE_USER"], ch["CLICKHOUSE_DB"])
+	}
+	if g := compose.Services["grafana"].Environment; g["CLICKHOUSE_USER"] != ch["CLICKHOUSE_USER"] || g["CLICKHOUSE_PASSWORD"] != ch["CLICKHOUSE_PASSWORD"] {
+		t.Error("grafana's ClickHouse credentials differ from the clickhouse service's")
+	}
+	var ds struct {
+		Datasources []struct {
+			UID      string         `yaml:"uid"`
+			Type     string         `yaml:"type"`
+			JSONData map[string]any `yaml:"jsonData"`
+		} `yaml:"datasources"`
+	}
+	readYAML(t, filepath.Join(deployDir, "grafana", "provisioning", "datasources", "clickhouse.yaml"), &ds)
+	if len(ds.Datasources) != 1 || fmt.Sprint(ds.Datasources[0].JSONData["host"], ":", ds.Datasources[0].JSONData["port"]) != u.Host {
+		t.Errorf("the Grafana data source does not point at %s: %+v", u.Host, ds.Datasources)
+	}
+	if !strings.Contains(compose.Services["grafana"].Environment["GF_INSTALL_PLUGINS"], ds.Datasources[0].Type+" ") {
+		t.Errorf("grafana does not install the plugin %s with a pinned version", ds.Datasources[0].Type)
+	}
+	vllm := strings.Join(compose.Services["vllm"].Command, " ")
+	var m struct {
+		Models []struct {
+			ID      string `yaml:"id"`
+			Kind    string `yaml:"kind"`
+			BaseURL string `yaml:"base_url"`
+			Model   string `yaml:"model"`
+		} `yaml:"models"`
+	}
+	readYAML(t, models, &m)
+	for _, x := range m.Models {
+		if x.Kind == "openai" && (!strings.HasPrefix(x.BaseURL, "http://vllm:8000/") || !strings.Contains(vllm, "--port 8000") || !strings.Contains(vllm, "--served-model-name "+x.Model)) {
+			t.Errorf("model %s (%s at %s) is not what the vllm service serves (%s)", x.ID, x.Model, x.BaseURL, vllm)
+		}
+	}
+	_, port, _ := strings.Cut(cfg.HTTP, ":")
+	if p := compose.Services["sinks"].Ports; len(p) != 1 || !strings.HasSuffix(p[0], ":"+port+":"+port) {
+		t.Errorf("sinks publishes %v; the engine listens on %s", p, cfg.HTTP)
+	}
+}
+
+func TestDeployDockerfile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := string(b)
+	args := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^ARG (\w+)=(\S+)$`).FindAllStringSubmatch(df, -1) {
+		args[m[1]] = m[2]
+	}
+	froms := regexp.MustCompile(`(?m)^FROM (\S+)`).FindAllStringSubmatch(df, -1)
+	if len(froms) < 2 {
+		t.Fatalf("not a multi-stage build: %d FROM lines", len(froms))
+	}
+	for _, f := range froms {
+		img := f[1]
+		if a, ok := strings.CutPrefix(img, "${"); ok {
+			img = args[strings.TrimSuffix(a, "}")]
+		}
+		checkImage(t, "Dockerfile FROM "+f[1], img)
+	}
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if goVersion == nil || !strings.HasPrefix(args["GO_IMAGE"], "golang:"+string(goVersion[1])+"-") {
+		t.Errorf("GO_IMAGE %s does not match go.mod's go %s", args["GO_IMAGE"], goVersion[1])
+	}
+	for _, want := range []string{"COPY scripts/fetch-chdb.sh", "./cmd/robustream", "ROBUSTREAM_CHDB_LIB=", "EXPOSE 8080"} {
+		if !strings.Contains(df, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if _, err := os.Stat("../../scripts/fetch-chdb.sh"); err != nil {
+		t.Error(err)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^ENV (.*(?:\\\n.*)*)`).FindAllStringSubmatch(df, -1) {
+		env := map[string]string{}
+		for _, kv := range strings.Fields(strings.ReplaceAll(m[1], "\\\n", " ")) {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		checkEnv(t, "Dockerfile ENV", env)
+	}
+}
+
+// helmFuncs stands in for the few Helm (sprig) functions the chart uses.
+func helmFuncs(tpl **template.Template) template.FuncMap {
+	return template.FuncMap{
+		"include": func(name string, data any) (string, error) {
+			var b strings.Builder
+			err := (*tpl).ExecuteTemplate(&b, name, data)
+			return b.String(), err
+		},
+		"toYaml": func(v any) (string, error) {
+			b, err := yaml.Marshal(v)
+			return strings.TrimSuffix(string(b), "\n"), err
+		},
+		"nindent": func(n int, s string) string {
+			pad := strings.Repeat(" ", n)
+			return "\n" + pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+		},
+		"quote": func(v any) string { return fmt.Sprintf("%q", fmt.Sprint(v)) },
+		"join": func(sep string, list []any) string {
+			s := make([]string, len(list))
+			for i, v := range list {
+				s[i] = fmt.Sprint(v)
+			}
+			return strings.Join(s, sep)
+		},
+		"trunc": func(n int, s string) string {
+			if len(s) > n {
+				return s[:n]
+			}
+			return s
+		},
+		"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
+	}
+}
+
+// renderChart renders every template of the chart with its values.yaml and
+// returns the documents by file.
+func renderChart(t *testing.T) map[string][]map[string]any {
+	dir := filepath.Join(deployDir, "helm", "robustream")
+	var chart map[string]any
+	readYAML(t, filepath.Join(dir, "Chart.yaml"), &chart)
+	var values map[string]any
+	readYAML(t, filepath.Join(dir, "values.yaml"), &values)
+	data := map[string]any{
+		"Values":  values,
+		"Release": map[string]any{"Name": "rs", "Namespace": "default"},
+		"Chart":   map[string]any{"Name": chart["name"], "Version": chart["version"], "AppVersion": chart["appVersion"]},
+	}
+	var tpl *template.Template
+	tpl = template.New("chart").Funcs(helmFuncs(&tpl))
+	files, err := filepath.Glob(filepath.Join(dir, "templates", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no templates: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tpl.New(filepath.Base(f)).Parse(string(b)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	out := map[string][]map[string]any{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if strings.HasPrefix(name, "_") {
+			continue
+		}
+		var b bytes.Buffer
+		if err := tpl.ExecuteTemplate(&b, name, data); err != nil {
+			t.Fatalf("render %s: %v", name, err)
+		}
+		if strings.Contains(b.String(), "<no value>") {
+			t.Errorf("%s renders a missing value:\n%s", name, b.String())
+		}
+		dec := yaml.NewDecoder(&b)
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("%s renders invalid YAML: %v", name, err)
+				}
+				break
+			}
+			if doc != nil {
+				out[name] = append(out[name], doc)
+			}
+		}
+	}
+	return out
+}
+
+// yget walks a decoded YAML document.
+func yget(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func TestDeployHelm(t *testing.T) {
+	docs := renderChart(t)
+	inputs := map[string][]string{}
+	for _, s := range registry() {
+		inputs[s.name] = s.inputs
+	}
+	var values struct {
+		HTTPPort int `yaml:"httpPort"`
+	}
+	readYAML(t, filepath.Join(deployDir, "helm", "robustream", "values.yaml"), &values)
+
+	deployments := map[string][]string{} // name → stages
+	var run [][]string
+	var configMap map[string]any
+	kinds := map[string]int{}
+	for file, ds := range docs {
+		for _, d := range ds {
+			kind, _ := d["kind"].(string)
+			kinds[kind]++
+			if d["apiVersion"] == nil || yget(d, "metadata", "name") == nil {
+				t.Errorf("%s: a %s without apiVersion or metadata.name", file, kind)
+			}
+			switch kind {
+			case "ConfigMap":
+				configMap = d
+			case "Deployment", "Job":
+				name := fmt.Sprint(yget(d, "metadata", "name"))
+				c := yget(d, "spec", "template", "spec", "containers", 0)
+				checkImage(t, name, fmt.Sprint(yget(c, "image")))
+				env := map[string]string{}
+				for _, e := range yget(c, "env").([]any) {
+					env[fmt.Sprint(yget(e, "name"))] = fmt.Sprint(yget(e, "value"))
+				}
+				checkEnv(t, file+" "+name, env)
+				if kind == "Job" {
+					continue
+				}
+				stages := strings.Split(env["ROBUSTREAM_STAGES"], ",")
+				deployments[name] = stages
+				run = append(run, stages)
+				if p := yget(c, "ports", 0); fmt.Sprint(yget(p, "name")) != "http" || yget(p, "containerPort") != values.HTTPPort {
+					t.Errorf("%s: port %v, want http %d", name, p, values.HTTPPort)
+				}
+				for probe, path := range map[string]string{"livenessProbe": "/healthz", "readinessProbe": "/readyz"} {
+					if yget(c, probe, "httpGet", "path") != path || yget(c, probe, "httpGet", "port") != "http" {
+						t.Errorf("%s: %s is %v, want GET %s on port http", name, probe, yget(c, probe), path)
+					}
+				}
+			}
+		}
+	}
+	for _, k := range []string{"ConfigMap", "Secret", "Deployment", "ScaledObject", "Service", "Job"} {
+		if kinds[k] == 0 {
+			t.Errorf("the chart renders no %s", k)
+		}
+	}
+	checkCoverage(t, "helm chart", run)
+	for _, d := range docs["scaledobjects.yaml"] {
+		target := fmt.Sprint(yget(d, "spec", "scaleTargetRef", "name"))
+		stages, ok := deployments[target]
+		if !ok {
+			t.Errorf("ScaledObject %v scales %s, which is no Deployment", yget(d, "metadata", "name"), target)
+		}
+		for _, tr := range yget(d, "spec", "triggers").([]any) {
+			group := fmt.Sprint(yget(tr, "metadata", "consumerGroup"))
+			topic := fmt.Sprint(yget(tr, "metadata", "topic"))
+			stage := strings.TrimPrefix(group, "robustream.")
+			if yget(tr, "type") != "kafka" || !slices.Contains(inputs[stage], topic) {
+				t.Errorf("%s: trigger on group %s topic %s: not an input of a registered stage", target, group, topic)
+			}
+			if !slices.Contains(stages, stage) && !(strings.HasPrefix(stage, "sink.") && slices.Contains(stages, "sinks")) {
+				t.Errorf("%s: scaled on the lag of %s, which it does not run (%v)", target, stage, stages)
+			}
+		}
+	}
+
+	// The engine's verdict on the rendered configuration, per Deployment.
+	if configMap == nil {
+		t.Fatal("no ConfigMap")
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"robustream.yaml", "models.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(fmt.Sprint(yget(configMap, "data", f))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, stages := range deployments {
+		deployDryRun(t, "Deployment "+name, map[string]string{"ROBUSTREAM_CONFIG": filepath.Join(dir, "robustream.yaml"),
+			"ROBUSTREAM_MODELS": filepath.Join(dir, "models.yaml"), "ROBUSTREAM_DATA_DIR": t.TempDir(),
+			"ROBUSTREAM_STAGES": strings.Join(stages, ","), "ROBUSTREAM_API_TOKEN": "t",
+			"ROBUSTREAM_CLICKHOUSE_URL": "clickhouse://u:p@clickhouse:9000/robustream"})
+	}
+
+	// The probes exist: the HTTP server registers them (http.go).
+	src, err := os.ReadFile("http.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{`"GET /healthz"`, `"GET /readyz"`, `"GET /metrics"`} {
+		if !bytes.Contains(src, []byte(p)) {
+			t.Errorf("http.go serves no %s", p)
+		}
+	}
+}
+
+// grafanaMacros expands the ClickHouse data source's macros the dashboard
+// uses, with the whole time range.
+var grafanaMacros = regexp.MustCompile(`\$__timeFilter\(([^)]+)\)`)
+
+func TestDeployGrafanaQueries(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(deployDir, "grafana", "dashboards", "robustream.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			Title      string `json:"title"`
+			Datasource struct {
+				UID string `json:"uid"`
+			} `json:"datasource"`
+			Targets []struct {
+				RawSQL string `json:"rawSql"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	if dash.UID == "" || len(dash.Panels) == 0 {
+		t.Fatal("dashboard without uid or panels")
+	}
+	dataDir := t.TempDir()
+	robustream(t, "migrate", "--data-dir", dataDir)
+	for _, p := range dash.Panels {
+		if p.Datasource.UID != "robustream-clickhouse" {
+			t.Errorf("panel %q: data source %q is not the provisioned robustream-clickhouse", p.Title, p.Datasource.UID)
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			q := grafanaMacros.ReplaceAllString(tg.RawSQL, "($1 >= toDateTime(0) AND $1 <= now())")
+			if strings.Contains(q, "$") {
+				t.Errorf("panel %q: unexpanded macro or variable in %s", p.Title, q)
+				continue
+			}
+			if out, err := runBinary(nil, "sql", "--data-dir", dataDir, q); err != nil {
+				t.Errorf("panel %q: %v\n%s\n%s", p.Title, err, q, out)
+			}
+		}
+	}
+}

@@ -1,0 +1,226 @@
+package drift
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
+)
+
+// Evaluator is the periodic drift evaluator, a streams.Source: every
+// interval it compares each series' recent window with its baseline and
+// emits the alerts whose state changed to rs.alerts.
+type Evaluator struct {
+	cfg    Config
+	q      Querier
+	log    *slog.Logger
+	states map[string]seriesState
+	loaded bool
+	now    func() time.Time
+}
+
+// New returns an evaluator reading ClickHouse through q; c is validated.
+func New(c Config, q Querier) (*Evaluator, error) {
+	if errs := c.Validate("alerts"); len(errs) > 0 {
+		return nil, errs[0]
+	}
+	if q == nil {
+		return nil, fmt.Errorf("drift evaluator needs ClickHouse")
+	}
+	log := c.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Evaluator{cfg: c, q: q, log: log, states: map[string]seriesState{}, now: time.Now}, nil
+}
+
+// Name implements streams.Source.
+func (e *Evaluator) Name() string { return StageName }
+
+// Run implements streams.Source: it loads the alerts' states, then
+// evaluates every interval until ctx ends. A failed evaluation (ClickHouse
+// away) is logged and tried again at the next tick; a failed emit ends Run.
+func (e *Evaluator) Run(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
+	t := time.NewTicker(e.cfg.Interval)
+	defer t.Stop()
+	for {
+		if err := e.Step(ctx, e.now().UTC(), emit); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if isEmit(err) {
+				return err
+			}
+			e.log.Warn("drift evaluation failed; trying again at the next interval", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+type emitError struct{ error }
+
+func (e emitError) Unwrap() error { return e.error }
+
+func isEmit(err error) bool { _, ok := err.(emitError); return ok }
+
+// Step runs one evaluation at now: the alerts whose state changes are
+// emitted, and only once emit returned (they are durable in Kafka) does the
+// evaluator remember the new states, so a failed emit is redone next time.
+func (e *Evaluator) Step(ctx context.Context, now time.Time, emit func(context.Context, ...streams.Record) error) error {
+	if !e.loaded {
+		if err := e.Load(ctx); err != nil {
+			return err
+		}
+	}
+	alerts, err := e.Evaluate(ctx, now)
+	if err != nil || len(alerts) == 0 {
+		return err
+	}
+	recs := make([]streams.Record, len(alerts))
+	for i := range alerts {
+		b, err := json.Marshal(&alerts[i])
+		if err != nil {
+			return err
+		}
+		recs[i] = streams.Record{Topic: streams.TopicAlerts, Key: []byte(alerts[i].Key()), Value: b}
+	}
+	if err := emit(ctx, recs...); err != nil {
+		return emitError{fmt.Errorf("cannot emit alerts: %w", err)}
+	}
+	e.Commit(alerts)
+	return nil
+}
+
+// Load rebuilds the states from the alerts table: per series, its latest
+// row. Rows reach the table through the alerts sink, so an alert emitted
+// just before a crash and not yet stored can be emitted once more after the
+// restart (same state, new fired_at): receivers see a repeat, never a
+// missed alert.
+func (e *Evaluator) Load(ctx context.Context) error {
+	out, err := e.q.Query(ctx, `SELECT series, argMax(state, produced_at), argMax(alert_id, produced_at),
+    toUnixTimestamp(argMax(fired_at, produced_at)), toUnixTimestamp(argMax(resolved_at, produced_at))
+FROM robustream.alerts WHERE rule = `+quote(Rule)+` GROUP BY series`, "TabSeparated")
+	if err != nil {
+		return fmt.Errorf("cannot read the alerts' states: %w", err)
+	}
+	states := map[string]seriesState{}
+	for _, f := range tsvRows(out) {
+		if len(f) != 5 {
+			return fmt.Errorf("alerts row has %d fields, want 5", len(f))
+		}
+		fired, _ := strconv.ParseInt(f[3], 10, 64)
+		resolved, _ := strconv.ParseInt(f[4], 10, 64)
+		s := seriesState{State: f[1], AlertID: f[2], FiredAt: time.Unix(fired, 0).UTC(), Changed: time.Unix(fired, 0).UTC()}
+		if s.State == Resolved {
+			s.Changed = time.Unix(resolved, 0).UTC()
+		}
+		states[f[0]] = s
+	}
+	e.states, e.loaded = states, true
+	e.log.Info("drift evaluator loaded alert states", "series", len(states))
+	return nil
+}
+
+// Evaluate compares the windows ending at now and returns the alerts whose
+// state changes, in series order. It does not change the evaluator's
+// states (see Commit).
+func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Alert, error) {
+	w := windowsAt(now, e.cfg)
+	all, err := readCounts(ctx, e.q, w)
+	if err != nil {
+		return nil, err
+	}
+	// The tested series form one family for the BH adjustment.
+	type tested struct {
+		k    seriesKey
+		c    *counts
+		p    float64
+		test string
+	}
+	var ts []tested
+	for k, c := range all {
+		if c.baseN < float64(e.cfg.MinSamples) || c.recentN < float64(e.cfg.MinSamples) {
+			continue
+		}
+		p, test := Test(c.baseX, c.baseN, c.recentX, c.recentN)
+		ts = append(ts, tested{k, c, p, test})
+	}
+	sort.Slice(ts, func(i, j int) bool { return ts[i].k.String() < ts[j].k.String() })
+	ps := make([]float64, len(ts))
+	for i, t := range ts {
+		ps[i] = t.p
+	}
+	qs := BenjaminiHochberg(ps)
+	var out []schemas.Alert
+	for i, t := range ts {
+		series := t.k.String()
+		prev := e.states[series]
+		v := verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
+		switch next(prev, v, e.cfg, now) {
+		case Firing:
+			ctxNote, err := around(ctx, e.q, t.k, w)
+			if err != nil {
+				e.log.Warn("cannot say what changed around a drop", "series", series, "err", err)
+				ctxNote = "context unavailable: " + err.Error()
+			}
+			a := e.alert(t.k, Firing, v, now, now, time.Time{})
+			a.Summary = fmt.Sprintf("%s dropped from %.3f to %.3f (n %.0f → %.0f; %s test, p %.3g, BH-adjusted %.3g). Around it: %s.",
+				series, v.baseline, v.recent, t.c.baseN, t.c.recentN, t.test, t.p, v.q, ctxNote)
+			out = append(out, a)
+		case Resolved:
+			a := e.alert(t.k, Resolved, v, now, prev.FiredAt, now)
+			a.AlertID = prev.AlertID
+			a.Summary = fmt.Sprintf("%s recovered: %.3f against a baseline of %.3f (n %.0f → %.0f).",
+				series, v.recent, v.baseline, t.c.baseN, t.c.recentN)
+			out = append(out, a)
+		}
+	}
+	e.log.Debug("drift evaluated", "series", len(all), "tested", len(ts), "changes", len(out))
+	return out, nil
+}
+
+func (e *Evaluator) alert(k seriesKey, state string, v verdict, now, fired, resolved time.Time) schemas.Alert {
+	a := schemas.Alert{
+		AlertID:    schemas.ID(Rule, k.String(), strconv.FormatInt(fired.Unix(), 10)),
+		Rule:       Rule,
+		Series:     k.String(),
+		State:      state,
+		Baseline:   v.baseline,
+		Recent:     v.recent,
+		PValue:     v.q,
+		FiredAt:    fired.UTC().Truncate(time.Second),
+		ResolvedAt: resolved.UTC().Truncate(time.Second),
+		Labels:     k.labels(),
+	}
+	// produced_at is the evaluation time, so the resolution (a later
+	// evaluation) replaces the firing row of the same alert_id.
+	a.ProducedAt = now.UTC().Truncate(time.Second)
+	schemas.Stamp(&a, schemas.ID(a.AlertID, state))
+	return a
+}
+
+// Commit records the states of alerts once they are durable.
+func (e *Evaluator) Commit(alerts []schemas.Alert) {
+	for _, a := range alerts {
+		s := seriesState{State: a.State, AlertID: a.AlertID, FiredAt: a.FiredAt, Changed: a.ProducedAt}
+		e.states[a.Series] = s
+	}
+}
+
+func rate(x, n float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return math.Max(0, math.Min(1, x/n))
+}

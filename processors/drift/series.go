@@ -1,0 +1,202 @@
+package drift
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Querier runs a read query against ClickHouse and returns its output in
+// format ("" is TabSeparated). sinks/clickhouse's Engine satisfies it; this
+// package does not import it (processors depend only on streams and
+// schemas).
+type Querier interface {
+	Query(ctx context.Context, query, format string) ([]byte, error)
+}
+
+// AllDomains is the domain label of a series pooled over every domain.
+const AllDomains = "*"
+
+// seriesKey identifies a series: model × family × metric × axis/kind, over
+// every domain (Domain AllDomains) or one.
+type seriesKey struct {
+	Model, Family, Metric, Axis, Kind, Domain string
+}
+
+// String is the series name, the Kafka key of its alerts:
+// model|family|metric|axis/kind|domain.
+func (k seriesKey) String() string {
+	return strings.Join([]string{k.Model, k.Family, k.Metric, k.Axis + "/" + k.Kind, k.Domain}, "|")
+}
+
+func (k seriesKey) labels() map[string]string {
+	return map[string]string{"model_id": k.Model, "family": k.Family, "metric": k.Metric,
+		"axis": k.Axis, "kind": k.Kind, "domain": k.Domain}
+}
+
+// counts are one series' outcomes in the two windows: n outcomes, x the
+// sum of their values (the successes, for 0/1 verdicts).
+type counts struct {
+	baseN, baseX, recentN, recentX float64
+}
+
+// windows are the edges of one evaluation, rounded down to the rollup's
+// bucket: baseline [baseStart, recentStart), recent [recentStart, end].
+type windows struct {
+	baseStart, recentStart, end time.Time
+}
+
+func windowsAt(now time.Time, c Config) windows {
+	recentStart := now.Add(-c.RecentWindow).Truncate(bucket)
+	return windows{baseStart: recentStart.Add(-c.BaselineWindow).Truncate(bucket), recentStart: recentStart, end: now}
+}
+
+// readCounts reads the windows' counts per series from the 5-minute rollup:
+// a few rows per series and bucket instead of every outcome. It returns the
+// series pooled over domains and, where a series spans more than one
+// domain, each domain's own (with one domain the two would be the same
+// series, alerting twice for one change).
+func readCounts(ctx context.Context, q Querier, w windows) (map[seriesKey]*counts, error) {
+	query := fmt.Sprintf(`SELECT model_id, toString(family), metric, axis, kind, domain,
+    bucket >= toDateTime(%d) AS recent, sum(n), sum(value_sum)
+FROM robustream.robustness_5m
+WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d)
+GROUP BY model_id, family, metric, axis, kind, domain, recent`,
+		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix())
+	out, err := q.Query(ctx, query, "TabSeparated")
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the rollup: %w", err)
+	}
+	perDomain := map[seriesKey]*counts{}
+	pooled := map[seriesKey]*counts{}
+	domains := map[seriesKey]map[string]bool{}
+	for _, f := range tsvRows(out) {
+		if len(f) != 9 {
+			return nil, fmt.Errorf("rollup row has %d fields, want 9", len(f))
+		}
+		n, err1 := strconv.ParseFloat(f[7], 64)
+		x, err2 := strconv.ParseFloat(f[8], 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("rollup row %q: bad counts", f)
+		}
+		k := seriesKey{Model: f[0], Family: f[1], Metric: f[2], Axis: f[3], Kind: f[4], Domain: f[5]}
+		all := k
+		all.Domain = AllDomains
+		if domains[all] == nil {
+			domains[all] = map[string]bool{}
+		}
+		domains[all][k.Domain] = true
+		for _, m := range []struct {
+			m map[seriesKey]*counts
+			k seriesKey
+		}{{perDomain, k}, {pooled, all}} {
+			c := m.m[m.k]
+			if c == nil {
+				c = &counts{}
+				m.m[m.k] = c
+			}
+			if f[6] == "1" {
+				c.recentN += n
+				c.recentX += x
+			} else {
+				c.baseN += n
+				c.baseX += x
+			}
+		}
+	}
+	for k, c := range perDomain {
+		all := k
+		all.Domain = AllDomains
+		if len(domains[all]) > 1 {
+			pooled[k] = c
+		}
+	}
+	return pooled, nil
+}
+
+// tsvRows splits TabSeparated output into unescaped fields.
+func tsvRows(b []byte) [][]string {
+	var rows [][]string
+	for _, line := range bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var fields []string
+		for _, f := range strings.Split(string(line), "\t") {
+			fields = append(fields, tsvUnescape(f))
+		}
+		rows = append(rows, fields)
+	}
+	return rows
+}
+
+var tsvUnescaper = strings.NewReplacer(`\\`, `\`, `\t`, "\t", `\n`, "\n", `\'`, "'", `\0`, "\x00", `\r`, "\r")
+
+func tsvUnescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return tsvUnescaper.Replace(s)
+}
+
+// quote renders s as a ClickHouse string literal.
+func quote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// around says what changed around a drop, from the raw outcomes of the
+// series: recent outcomes about documents published after everything the
+// baseline asked about (a new period of documents the model may not know),
+// and models with outcomes in the recent window but none in the baseline (a
+// model added, or a new model id for an updated one).
+func around(ctx context.Context, q Querier, k seriesKey, w windows) (string, error) {
+	where := fmt.Sprintf("model_id = %s AND family = %s AND metric = %s AND axis = %s AND kind = %s",
+		quote(k.Model), quote(k.Family), quote(k.Metric), quote(k.Axis), quote(k.Kind))
+	if k.Domain != AllDomains {
+		where += " AND domain = " + quote(k.Domain)
+	}
+	rs, bs, end := w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix()
+	query := fmt.Sprintf(`SELECT count(), countIf(published_at > (SELECT max(published_at) FROM robustream.outcomes
+    WHERE %[1]s AND evaluated_at >= toDateTime(%[2]d) AND evaluated_at < toDateTime(%[3]d))),
+    toUnixTimestamp((SELECT max(published_at) FROM robustream.outcomes
+    WHERE %[1]s AND evaluated_at >= toDateTime(%[2]d) AND evaluated_at < toDateTime(%[3]d)))
+FROM robustream.outcomes WHERE %[1]s AND evaluated_at >= toDateTime(%[3]d) AND evaluated_at <= toDateTime(%[4]d)`,
+		where, bs, rs, end)
+	out, err := q.Query(ctx, query, "TabSeparated")
+	if err != nil {
+		return "", fmt.Errorf("cannot read the outcomes around the drop: %w", err)
+	}
+	var notes []string
+	if rows := tsvRows(out); len(rows) == 1 && len(rows[0]) == 3 {
+		total, _ := strconv.ParseFloat(rows[0][0], 64)
+		newer, _ := strconv.ParseFloat(rows[0][1], 64)
+		last, _ := strconv.ParseInt(rows[0][2], 10, 64)
+		if total > 0 && newer > 0 && last > 0 {
+			notes = append(notes, fmt.Sprintf("%.0f%% of the recent outcomes ask about documents published after %s, the latest the baseline asked about (a new period of documents)",
+				100*newer/total, time.Unix(last, 0).UTC().Format(time.DateOnly)))
+		}
+	}
+	query = fmt.Sprintf(`SELECT DISTINCT model_id FROM robustream.robustness_5m
+WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d) AND model_id NOT IN
+    (SELECT DISTINCT model_id FROM robustream.robustness_5m WHERE bucket >= toDateTime(%d) AND bucket < toDateTime(%d))
+ORDER BY model_id`, rs, end, bs, rs)
+	if out, err = q.Query(ctx, query, "TabSeparated"); err != nil {
+		return "", fmt.Errorf("cannot read the models of the windows: %w", err)
+	}
+	var models []string
+	for _, r := range tsvRows(out) {
+		models = append(models, r[0])
+	}
+	sort.Strings(models)
+	if len(models) > 0 {
+		notes = append(notes, "new model ids in the recent window: "+strings.Join(models, ", ")+" (a model added or changed)")
+	}
+	if len(notes) == 0 {
+		return "no new period of documents and no new model in the recent window", nil
+	}
+	return strings.Join(notes, "; "), nil
+}

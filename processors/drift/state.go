@@ -1,0 +1,61 @@
+package drift
+
+import (
+	"time"
+)
+
+// States of an alert.
+const (
+	Firing   = "firing"
+	Resolved = "resolved"
+)
+
+// seriesState is what the evaluator remembers of a series' alert: its
+// current state and when it last changed. It is rebuilt from the alerts
+// table at start (Load), so a restart neither fires again what is firing
+// nor forgets a cool-down.
+type seriesState struct {
+	State   string
+	AlertID string
+	FiredAt time.Time
+	Changed time.Time
+}
+
+// verdict is one series' comparison in one evaluation.
+type verdict struct {
+	tested   bool // both windows had min_samples outcomes
+	baseline float64
+	recent   float64
+	q        float64 // BH-adjusted p-value
+}
+
+func (v verdict) drop() float64 { return v.baseline - v.recent }
+
+// next decides a series' transition: "" (none), Firing or Resolved.
+//
+// Fire when the drop is significant after the BH adjustment (q ≤ alpha) and
+// at least max_drop: significance alone would alert on tiny drops of huge
+// series, size alone on noise of small ones. Resolve, with hysteresis, only
+// once the drop is below half of max_drop on a tested window, so a series
+// hovering at the threshold does not flap; an untested window (too few
+// outcomes) changes nothing. After a resolution the series may fire again
+// only when cooldown has passed.
+func next(prev seriesState, v verdict, c Config, now time.Time) string {
+	if !v.tested {
+		return ""
+	}
+	switch prev.State {
+	case Firing:
+		if v.drop() < c.MaxDrop/2 {
+			return Resolved
+		}
+	default:
+		if !prev.Changed.IsZero() && now.Sub(prev.Changed) < c.Cooldown {
+			return ""
+		}
+		if v.q <= c.Alpha && v.drop() >= c.MaxDrop && v.drop() > 0 {
+			return Firing
+		}
+	}
+	return ""
+}

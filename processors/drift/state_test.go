@@ -1,0 +1,62 @@
+package drift
+
+import (
+	"testing"
+	"time"
+)
+
+// TestNextHysteresisAndCooldown walks one series through its states.
+func TestNextHysteresisAndCooldown(t *testing.T) {
+	c := Defaults()
+	c.MaxDrop, c.Alpha, c.Cooldown = 0.1, 0.01, 30*time.Minute
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	v := func(base, recent, q float64) verdict {
+		return verdict{tested: true, baseline: base, recent: recent, q: q}
+	}
+	f := func(prev seriesState, vd verdict, now time.Time, want string) {
+		t.Helper()
+		if got := next(prev, vd, c, now); got != want {
+			t.Errorf("next(%+v, %+v) = %q, want %q", prev, vd, got, want)
+		}
+	}
+	none := seriesState{}
+	// Fires: significant and large enough.
+	f(none, v(0.9, 0.7, 0.001), t0, Firing)
+	// Significant but small: no alert (a big series detects tiny drops).
+	f(none, v(0.9, 0.85, 1e-9), t0, "")
+	// Large but not significant: no alert (noise of a small series).
+	f(none, v(0.9, 0.7, 0.2), t0, "")
+	// A rise is never an alert.
+	f(none, v(0.5, 0.9, 1e-9), t0, "")
+	// Untested (too few outcomes): nothing changes, firing or not.
+	f(none, verdict{baseline: 0.9, recent: 0.1, q: 0}, t0, "")
+	firing := seriesState{State: Firing, FiredAt: t0, Changed: t0}
+	f(firing, verdict{baseline: 0.9, recent: 0.9, q: 1}, t0.Add(time.Hour), "")
+	// Firing stays firing while the drop is above half of max_drop, even
+	// when no longer significant (hysteresis).
+	f(firing, v(0.9, 0.83, 0.5), t0.Add(time.Minute), "")
+	f(firing, v(0.9, 0.7, 0.001), t0.Add(time.Minute), "")
+	// And resolves below half of it.
+	f(firing, v(0.9, 0.86, 0.5), t0.Add(time.Minute), Resolved)
+	// Cool-down: within 30 minutes of the resolution it may not fire again.
+	resolved := seriesState{State: Resolved, FiredAt: t0, Changed: t0.Add(time.Hour)}
+	f(resolved, v(0.9, 0.5, 1e-9), t0.Add(time.Hour+29*time.Minute), "")
+	f(resolved, v(0.9, 0.5, 1e-9), t0.Add(time.Hour+30*time.Minute), Firing)
+}
+
+func TestConfigValidate(t *testing.T) {
+	if errs := Defaults().Validate("alerts"); len(errs) != 0 {
+		t.Fatalf("defaults: %v", errs)
+	}
+	c := Config{Interval: 0, RecentWindow: time.Minute, MinSamples: 0, Alpha: 1, MaxDrop: -1, Cooldown: -1}
+	errs := c.Validate("alerts")
+	want := []string{"alerts.interval", "alerts.recent_window", "alerts.baseline_window", "alerts.min_samples", "alerts.alpha", "alerts.max_drop", "alerts.cooldown"}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v, want one per %v", errs, want)
+	}
+	for i, w := range want {
+		if got := errs[i].Error(); len(got) < len(w) || got[:len(w)] != w {
+			t.Errorf("error %d = %q, want path %s", i, got, w)
+		}
+	}
+}
