@@ -293,8 +293,10 @@ func sureSplit(known, golden string) string {
 }
 
 func (r *metricReport) loadSURE() error {
+	// Only the C rows: SURE writes two per perturbed instance (metric c,
+	// and y_original for the views' accuracies).
 	rows, err := r.rows(`SELECT model_id, known, golden, count(), countIf(value = 0), countIf(value = -1), countIf(value = 1)
-`+r.from(schemas.FamilySURE)+`
+`+r.from(schemas.FamilySURE)+` AND metric = 'c'
 GROUP BY model_id, known, golden ORDER BY model_id, known DESC, golden DESC`, 7)
 	if err != nil {
 		return err
