@@ -19,6 +19,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/robustream/robustream/processors/perturb"
+
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -97,6 +99,15 @@ func (s *server) handler() http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.e.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /api/scores", s.scores)
 	mux.HandleFunc("POST /api/sql", s.sql)
+	// Dashboard panels: fixed read-only queries, JSON.
+	mux.HandleFunc("GET /api/series", s.series)
+	mux.HandleFunc("GET /api/kinds", s.kinds)
+	mux.HandleFunc("GET /api/grade", s.panel(gradeQuery))
+	mux.HandleFunc("GET /api/sure", s.panel(sureQuery))
+	mux.HandleFunc("GET /api/prgb", s.panel(prgbQuery))
+	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
+	mux.HandleFunc("GET /api/coverage", s.coverage)
+	mux.HandleFunc("GET /api/health", s.health)
 	if s.loopback {
 		// Profiles only where a process of this machine is the client.
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
@@ -347,4 +358,299 @@ FROM robustream.robustness_1h WHERE family = 'rare' GROUP BY model_id, axis, kin
 		resp.ByKind = append(resp.ByKind, scoreRow{Model: c[0], Baseline: strings.HasPrefix(c[0], "builtin:"), Axis: c[1], Kind: c[2], N: n, Score: num(c[4])})
 	}
 	return resp, nil
+}
+
+// The dashboard's panels. Every query runs through the engine's read-only
+// path (e.sql), like /api/sql; rows come back as JSONEachRow and are passed
+// on as a JSON array under "rows".
+
+const (
+	gradeQuery = `SELECT model_id AS model, sim_func, hops, dr_quartile AS quartile, n AS cnt,
+	error_rate, dr_min, dr_max
+FROM robustream.grade_matrix ORDER BY model, sim_func, hops, quartile`
+	sureQuery = `SELECT model_id AS model, axis, kind, n AS cnt, rr, wr, lr, acc_original, acc_perturbed
+FROM robustream.sure_kind_scores ORDER BY model, axis, kind`
+	prgbQuery = `SELECT model_id AS model, n AS cnt, score, all_correct_share, partial_share, all_wrong_share
+FROM robustream.prgb_scores ORDER BY model`
+	alertsQuery = `SELECT alert_id, rule, series, state, baseline, recent, p_value,
+	toUInt32(fired_at) AS fired, toUInt32(resolved_at) AS resolved
+FROM robustream.alerts FINAL ORDER BY fired DESC, alert_id LIMIT 200`
+)
+
+// dashWindow is a window of the rolling charts: the rollup it reads and
+// the filter on its buckets.
+type dashWindow struct {
+	table, filter string
+}
+
+var dashWindows = map[string]dashWindow{
+	"1h":  {"robustream.robustness_5m", "bucket >= toStartOfFiveMinute(now() - INTERVAL 1 HOUR)"},
+	"24h": {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 24 HOUR)"},
+	"7d":  {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 7 DAY)"},
+	"all": {"robustream.robustness_1d", "1"},
+}
+
+func window(r *http.Request) (dashWindow, string, bool) {
+	name := r.URL.Query().Get("window")
+	if name == "" {
+		name = "24h"
+	}
+	w, ok := dashWindows[name]
+	return w, name, ok
+}
+
+// rows runs query read-only and returns its rows as a JSON array.
+func (s *server) rows(ctx context.Context, query string) (json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.e.cfg.SQL.Timeout+5*time.Second)
+	defer cancel()
+	out, err := s.e.sql.Query(ctx, query, "JSONEachRow")
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	first := true
+	for _, line := range strings.Split(string(out), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(line)
+	}
+	b.WriteByte(']')
+	return json.RawMessage(b.String()), nil
+}
+
+func (s *server) writeJSON(w http.ResponseWriter, v any, err error) {
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, context.DeadlineExceeded) {
+			status = http.StatusGatewayTimeout
+		}
+		http.Error(w, err.Error(), status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func (s *server) noClickHouse(w http.ResponseWriter) bool {
+	if s.e.sql == nil {
+		http.Error(w, "this engine runs no ClickHouse", http.StatusNotFound)
+		return true
+	}
+	return false
+}
+
+// panel serves one fixed query.
+func (s *server) panel(query string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.noClickHouse(w) {
+			return
+		}
+		rows, err := s.rows(r.Context(), query)
+		s.writeJSON(w, map[string]any{"rows": rows, "updated_at": time.Now().UTC()}, err)
+	}
+}
+
+// series: the rolling score per model, family and bucket over the window
+// (1h: 5-minute buckets; 24h, 7d: hourly; all: daily). RARE is its judge
+// f, GRADE and PRGB the share of correct answers; SURE's signed change
+// has bars of its own.
+func (s *server) series(w http.ResponseWriter, r *http.Request) {
+	if s.noClickHouse(w) {
+		return
+	}
+	win, name, ok := window(r)
+	if !ok {
+		http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
+		return
+	}
+	rows, err := s.rows(r.Context(), `SELECT model_id AS model, toString(family) AS fam, toUInt32(bucket) AS t,
+	sum(n) AS cnt, sum(value_sum) / sum(n) AS score
+FROM `+win.table+`
+WHERE `+win.filter+` AND ((family = 'rare' AND metric = 'f') OR family IN ('grade', 'prgb'))
+GROUP BY model, fam, t HAVING cnt > 0 ORDER BY model, fam, t`)
+	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
+}
+
+// kinds: RARE's score per model and perturbation kind over the window; the
+// page sets each against the model's original-axis score.
+func (s *server) kinds(w http.ResponseWriter, r *http.Request) {
+	if s.noClickHouse(w) {
+		return
+	}
+	win, name, ok := window(r)
+	if !ok {
+		http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
+		return
+	}
+	rows, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n) AS score
+FROM `+win.table+`
+WHERE `+win.filter+` AND family = 'rare' AND metric = 'f'
+GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
+	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
+}
+
+// coverageKind is one perturbation kind of /api/coverage.
+type coverageKind struct {
+	Axis     string `json:"axis"`
+	Kind     string `json:"kind"`
+	Variants int64  `json:"variants"`
+	Skipped  int64  `json:"skipped"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// coverage: which kinds ran (variants stored, outcomes per model) and which
+// were skipped, with the engine's skip counters (this process's, since it
+// started) and why.
+func (s *server) coverage(w http.ResponseWriter, r *http.Request) {
+	if s.noClickHouse(w) {
+		return
+	}
+	outcomes, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt
+FROM robustream.robustness_1d WHERE family = 'rare' AND metric = 'f'
+GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
+	if err != nil {
+		s.writeJSON(w, nil, err)
+		return
+	}
+	made, err := s.rows(r.Context(), `SELECT axis, kind, count() AS cnt FROM robustream.variants GROUP BY axis, kind ORDER BY axis, kind`)
+	if err != nil {
+		s.writeJSON(w, nil, err)
+		return
+	}
+	var madeRows []struct {
+		Axis, Kind string
+		Cnt        int64
+	}
+	json.Unmarshal(made, &madeRows)
+	byKey := map[string]*coverageKind{}
+	var kinds []*coverageKind
+	add := func(axis, kind string) *coverageKind {
+		if k := byKey[kind]; k != nil {
+			return k
+		}
+		k := &coverageKind{Axis: axis, Kind: kind}
+		byKey[kind] = k
+		kinds = append(kinds, k)
+		return k
+	}
+	for _, m := range madeRows {
+		add(m.Axis, m.Kind).Variants += m.Cnt
+	}
+	axisOf := map[string]string{}
+	for _, k := range perturb.DefaultKinds() {
+		axisOf[k.Name] = k.Axis
+	}
+	if mfs, err := s.e.reg.Gather(); err == nil {
+		for _, mf := range mfs {
+			if mf.GetName() != "robustream_perturbations_skipped_total" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				kind := ""
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						kind = l.GetValue()
+					}
+				}
+				axis := axisOf[kind]
+				if axis == "" {
+					axis = "?"
+				}
+				add(axis, kind).Skipped += int64(m.GetCounter().GetValue())
+			}
+		}
+	}
+	for _, k := range kinds {
+		switch {
+		case k.Skipped > 0 && k.Variants == 0:
+			k.Reason = "never made: the kind is unavailable here (a missing resource such as WordNet, or no generator LLM); the engine log says which"
+		case k.Skipped > 0:
+			k.Reason = "partly skipped: no eligible word, or the answer would leak or survive"
+		}
+	}
+	if kinds == nil {
+		kinds = []*coverageKind{}
+	}
+	s.writeJSON(w, map[string]any{"kinds": kinds, "outcomes": outcomes, "updated_at": time.Now().UTC()}, nil)
+}
+
+// healthStage is one stage of /api/health, from the engine's counters.
+type healthStage struct {
+	Stage   string  `json:"stage"`
+	In      float64 `json:"in"`
+	Out     float64 `json:"out"`
+	Errors  float64 `json:"errors"`
+	Retries float64 `json:"retries"`
+	DLQ     float64 `json:"dlq"`
+	Lag     float64 `json:"lag"`
+}
+
+// health: per-stage counters and lag (what /metrics exposes), outcomes
+// written per 5 minutes over the last 24 hours, and inference errors per
+// model.
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	stages := map[string]*healthStage{}
+	var order []string
+	if mfs, err := s.e.reg.Gather(); err == nil {
+		for _, mf := range mfs {
+			for _, m := range mf.GetMetric() {
+				name := ""
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "stage" {
+						name = l.GetValue()
+					}
+				}
+				if name == "" {
+					continue
+				}
+				st := stages[name]
+				if st == nil && strings.HasPrefix(mf.GetName(), "robustream_stage_") {
+					st = &healthStage{Stage: name}
+					stages[name] = st
+					order = append(order, name)
+				}
+				switch mf.GetName() {
+				case "robustream_stage_messages_in_total":
+					st.In = m.GetCounter().GetValue()
+				case "robustream_stage_records_out_total":
+					st.Out = m.GetCounter().GetValue()
+				case "robustream_stage_errors_total":
+					st.Errors = m.GetCounter().GetValue()
+				case "robustream_stage_retries_total":
+					st.Retries = m.GetCounter().GetValue()
+				case "robustream_stage_dlq_total":
+					st.DLQ = m.GetCounter().GetValue()
+				case "robustream_stage_lag":
+					st.Lag = m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	list := make([]*healthStage, 0, len(order))
+	for _, name := range order {
+		list = append(list, stages[name])
+	}
+	resp := map[string]any{"stages": list, "updated_at": time.Now().UTC()}
+	if s.e.sql != nil {
+		tp, err := s.rows(r.Context(), `SELECT toUInt32(bucket) AS t, sum(n) AS cnt FROM robustream.robustness_5m
+WHERE bucket >= toStartOfFiveMinute(now() - INTERVAL 24 HOUR) GROUP BY t HAVING cnt > 0 ORDER BY t`)
+		if err != nil {
+			s.writeJSON(w, nil, err)
+			return
+		}
+		inf, err := s.rows(r.Context(), `SELECT model_id AS model, count() AS requests, countIf(error != '') AS errors
+FROM robustream.eval_results GROUP BY model ORDER BY model`)
+		if err != nil {
+			s.writeJSON(w, nil, err)
+			return
+		}
+		resp["throughput"], resp["inference"] = tp, inf
+	}
+	s.writeJSON(w, resp, nil)
 }
