@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
@@ -226,11 +225,11 @@ func llmReadQuestion(reply string) (string, error) {
 	}
 	raw, ok := obj["question"]
 	if !ok {
-		return "", fmt.Errorf("%w: no \"question\" field (%s)", ErrLLMOutput, llmExcerpt(reply))
+		return "", fmt.Errorf("%w: no \"question\" field (%s)", ErrLLMOutput, provider.Excerpt(reply))
 	}
 	var q string
 	if err := json.Unmarshal(raw, &q); err != nil {
-		return "", fmt.Errorf("%w: \"question\" is not a string (%s)", ErrLLMOutput, llmExcerpt(reply))
+		return "", fmt.Errorf("%w: \"question\" is not a string (%s)", ErrLLMOutput, provider.Excerpt(reply))
 	}
 	return strings.Join(strings.Fields(q), " "), nil
 }
@@ -315,13 +314,13 @@ func llmReadScores(reply string) (map[string]float64, error) {
 	}
 	fields := map[string]json.RawMessage{}
 	for k, v := range obj {
-		fields[llmLooseKey(k)] = v
+		fields[provider.LooseKey(k)] = v
 	}
 	for _, nest := range []string{"dimensionscores", "scores"} {
 		var inner map[string]json.RawMessage
 		if raw, ok := fields[nest]; ok && json.Unmarshal(raw, &inner) == nil {
 			for k, v := range inner {
-				fields[llmLooseKey(k)] = v
+				fields[provider.LooseKey(k)] = v
 			}
 		}
 	}
@@ -329,14 +328,14 @@ func llmReadScores(reply string) (map[string]float64, error) {
 	for key, name := range map[string]string{ScoreReasonableness: "reasonableness", ScoreClarity: "clarity", ScoreCorrectness: "correctness"} {
 		raw, ok := fields[name]
 		if !ok {
-			return nil, fmt.Errorf("%w: no %s score (%s)", ErrLLMOutput, name, llmExcerpt(reply))
+			return nil, fmt.Errorf("%w: no %s score (%s)", ErrLLMOutput, name, provider.Excerpt(reply))
 		}
 		v, ok := llmScoreValue(raw)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s score %s is not a number (%s)", ErrLLMOutput, name, raw, llmExcerpt(reply))
+			return nil, fmt.Errorf("%w: %s score %s is not a number (%s)", ErrLLMOutput, name, raw, provider.Excerpt(reply))
 		}
 		if v < 0.5 || v > 5.5 {
-			return nil, fmt.Errorf("%w: %s score %g is not on the 1–5 scale (%s)", ErrLLMOutput, name, v, llmExcerpt(reply))
+			return nil, fmt.Errorf("%w: %s score %g is not on the 1–5 scale (%s)", ErrLLMOutput, name, v, provider.Excerpt(reply))
 		}
 		out[key] = math.Min(5, math.Max(1, v))
 	}
@@ -369,100 +368,19 @@ var llmLeadingNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?`)
 // triplet extractor's repair also handles arrays and cut-off replies; this
 // one reads a single small object, which a cut-off cannot leave usable.)
 func llmParseObject(reply string) (map[string]json.RawMessage, error) {
-	s := reply
-	if i := strings.Index(s, "```"); i >= 0 {
-		body := s[i+3:]
-		if nl := strings.IndexByte(body, '\n'); nl >= 0 && !strings.Contains(body[:nl], "{") {
-			body = body[nl+1:]
-		}
-		if j := strings.Index(body, "```"); j >= 0 {
-			body = body[:j]
-		}
-		s = body
-	}
-	s = llmSmartKey.ReplaceAllString(s, `"$1"$2`)
+	s, _ := provider.Unfence(reply)
+	s = provider.SmartKey.ReplaceAllString(s, `"$1"$2`)
 	start := strings.IndexByte(s, '{')
 	if start < 0 {
-		return nil, fmt.Errorf("%w: no JSON object in the reply (%s)", ErrLLMOutput, llmExcerpt(reply))
+		return nil, fmt.Errorf("%w: no JSON object in the reply (%s)", ErrLLMOutput, provider.Excerpt(reply))
 	}
-	clean, ok := llmObjectText(s[start:])
-	if !ok {
-		return nil, fmt.Errorf("%w: the reply's JSON object is not closed (%s)", ErrLLMOutput, llmExcerpt(reply))
+	clean, _, repairs := provider.ScanJSON(s[start:])
+	if slices.Contains(repairs, provider.RepairTruncated) {
+		return nil, fmt.Errorf("%w: the reply's JSON object is not closed (%s)", ErrLLMOutput, provider.Excerpt(reply))
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(clean), &obj); err != nil {
-		return nil, fmt.Errorf("%w: the reply's JSON is not valid after repair: %v (%s)", ErrLLMOutput, err, llmExcerpt(reply))
+		return nil, fmt.Errorf("%w: the reply's JSON is not valid after repair: %v (%s)", ErrLLMOutput, err, provider.Excerpt(reply))
 	}
 	return obj, nil
-}
-
-// llmSmartKey is a key quoted with typographic (or mixed) quotes.
-var llmSmartKey = regexp.MustCompile(`[“”"]([A-Za-z_][A-Za-z0-9_ ]*)[“”"](\s*:)`)
-
-// llmObjectText copies the object at the start of s up to its closing brace,
-// dropping commas before a closing brace or bracket; ok is false when s
-// ends first.
-func llmObjectText(s string) (string, bool) {
-	var out strings.Builder
-	depth := 0
-	inString, escaped := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if inString {
-			out.WriteByte(c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				out.WriteByte(c)
-				return out.String(), true
-			}
-		case ',':
-			j := i + 1
-			for j < len(s) && unicode.IsSpace(rune(s[j])) {
-				j++
-			}
-			if j < len(s) && (s[j] == '}' || s[j] == ']') {
-				continue
-			}
-		}
-		out.WriteByte(c)
-	}
-	return "", false
-}
-
-func llmLooseKey(k string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToLower(r)
-		}
-		return -1
-	}, k)
-}
-
-// llmExcerpt puts a reply on one line, cut to 120 bytes, for error messages.
-func llmExcerpt(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:120]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return strconv.Quote(s)
 }

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
@@ -272,19 +270,10 @@ func readFact(raw json.RawMessage) (fact, bool) {
 			}
 			s = n.String()
 		}
-		fields[looseKey(k)] = strings.TrimSpace(s)
+		fields[provider.LooseKey(k)] = strings.TrimSpace(s)
 	}
 	return fact{head: fields["entity1"], relation: fields["relation"], tail: fields["entity2"],
 		chunk: fields["answerchunkid"], sentence: fields["sourcesentence"]}, true
-}
-
-func looseKey(k string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return unicode.ToLower(r)
-		}
-		return -1
-	}, k)
 }
 
 // locate finds needle in haystack where the two may differ only in
@@ -350,19 +339,19 @@ func kindOf(relation, chunkKind string) string {
 // A reply with no array even after repair is an ErrLLMOutput error saying
 // why.
 func ParseArray(reply string) ([]json.RawMessage, []string, error) {
-	s, repairs := unfence(reply)
-	if fixed := smartKey.ReplaceAllString(s, `"$1"$2`); fixed != s {
+	s, repairs := provider.Unfence(reply)
+	if fixed := provider.SmartKey.ReplaceAllString(s, `"$1"$2`); fixed != s {
 		s = fixed
 		repairs = append(repairs, "smart quotes")
 	}
 	start := strings.IndexAny(s, "[{")
 	if start < 0 {
-		return nil, repairs, fmt.Errorf("%w: no JSON array in the reply (%s)", ErrLLMOutput, excerpt(reply))
+		return nil, repairs, fmt.Errorf("%w: no JSON array in the reply (%s)", ErrLLMOutput, provider.Excerpt(reply))
 	}
 	if strings.TrimSpace(s[:start]) != "" && !containsRepair(repairs, "surrounding text") {
 		repairs = append(repairs, "surrounding text")
 	}
-	clean, rest, fixes := scanJSON(s[start:])
+	clean, rest, fixes := provider.ScanJSON(s[start:])
 	repairs = append(repairs, fixes...)
 	if strings.TrimSpace(rest) != "" && !containsRepair(repairs, "surrounding text") {
 		repairs = append(repairs, "surrounding text")
@@ -370,19 +359,19 @@ func ParseArray(reply string) ([]json.RawMessage, []string, error) {
 	if clean[0] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal([]byte(clean), &items); err != nil {
-			return nil, repairs, fmt.Errorf("%w: the reply's array is not valid JSON after repair: %v (%s)", ErrLLMOutput, err, excerpt(reply))
+			return nil, repairs, fmt.Errorf("%w: the reply's array is not valid JSON after repair: %v (%s)", ErrLLMOutput, err, provider.Excerpt(reply))
 		}
 		return items, repairs, nil
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(clean), &obj); err != nil {
-		return nil, repairs, fmt.Errorf("%w: the reply's JSON is not valid after repair: %v (%s)", ErrLLMOutput, err, excerpt(reply))
+		return nil, repairs, fmt.Errorf("%w: the reply's JSON is not valid after repair: %v (%s)", ErrLLMOutput, err, provider.Excerpt(reply))
 	}
 	arrays := map[string][]json.RawMessage{}
 	for k, v := range obj {
 		var items []json.RawMessage
 		if json.Unmarshal(v, &items) == nil && items != nil {
-			arrays[looseKey(k)] = items
+			arrays[provider.LooseKey(k)] = items
 		}
 	}
 	repairs = append(repairs, "wrapped in an object")
@@ -396,124 +385,10 @@ func ParseArray(reply string) ([]json.RawMessage, []string, error) {
 			return items, repairs, nil
 		}
 	}
-	return nil, repairs, fmt.Errorf("%w: the reply is a JSON object with %d array fields, not an array (%s)", ErrLLMOutput, len(arrays), excerpt(reply))
+	return nil, repairs, fmt.Errorf("%w: the reply is a JSON object with %d array fields, not an array (%s)", ErrLLMOutput, len(arrays), provider.Excerpt(reply))
 }
 
 func containsRepair(repairs []string, r string) bool { return slices.Contains(repairs, r) }
-
-// smartKey is a key quoted with typographic (or mixed) quotes.
-var smartKey = regexp.MustCompile(`[“”"]([A-Za-z_][A-Za-z0-9_ ]*)[“”"](\s*:)`)
-
-// unfence returns the inside of the first Markdown code fence of s (to
-// its end when the closing fence is missing), or s itself.
-func unfence(s string) (string, []string) {
-	i := strings.Index(s, "```")
-	if i < 0 {
-		return s, nil
-	}
-	body := s[i+3:]
-	if nl := strings.IndexByte(body, '\n'); nl >= 0 && !strings.ContainsAny(body[:nl], "[{") {
-		body = body[nl+1:] // the info string: json, JSON, …
-	}
-	repairs := []string{"code fence"}
-	if j := strings.Index(body, "```"); j >= 0 {
-		if strings.TrimSpace(s[:i]) != "" || strings.TrimSpace(body[j+3:]) != "" {
-			repairs = append(repairs, "surrounding text")
-		}
-		body = body[:j]
-	} else if strings.TrimSpace(s[:i]) != "" {
-		repairs = append(repairs, "surrounding text")
-	}
-	return body, repairs
-}
-
-// scanJSON copies the JSON value at the start of s (which begins with [
-// or {), dropping commas before a closing bracket, and returns it with
-// what follows it. When s ends before the value does, the copy is cut
-// after the last container that closed and the open ones are closed.
-func scanJSON(s string) (clean, rest string, repairs []string) {
-	var out strings.Builder
-	var stack []byte
-	safeLen, safeStack := 0, []byte(nil)
-	inString, escaped, trailing := false, false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if inString {
-			out.WriteByte(c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '[', '{':
-			stack = append(stack, c)
-		case ']', '}':
-			if len(stack) == 0 { // cannot happen: the scan stops when the stack empties
-				return out.String(), s[i:], repairs
-			}
-			stack = stack[:len(stack)-1]
-			out.WriteByte(c)
-			if len(stack) == 0 {
-				if trailing {
-					repairs = append(repairs, "trailing comma")
-				}
-				return out.String(), s[i+1:], repairs
-			}
-			safeLen, safeStack = out.Len(), append(safeStack[:0], stack...)
-			continue
-		case ',':
-			j := i + 1
-			for j < len(s) && unicode.IsSpace(rune(s[j])) {
-				j++
-			}
-			if j < len(s) && (s[j] == ']' || s[j] == '}') {
-				trailing = true
-				continue
-			}
-		}
-		out.WriteByte(c)
-	}
-	if trailing {
-		repairs = append(repairs, "trailing comma")
-	}
-	// Cut off: keep what closed, close what is open.
-	repairs = append(repairs, "truncated")
-	kept := out.String()[:safeLen]
-	if safeLen == 0 {
-		kept, safeStack = string(stack[:1]), stack[:1]
-	}
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(kept, " \t\r\n,"))
-	for i := len(safeStack) - 1; i >= 0; i-- {
-		if safeStack[i] == '[' {
-			b.WriteByte(']')
-		} else {
-			b.WriteByte('}')
-		}
-	}
-	return b.String(), "", repairs
-}
-
-// excerpt puts a reply on one line, cut to 120 bytes, for error messages.
-func excerpt(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:120]
-		for !utf8.ValidString(s) {
-			s = s[:len(s)-1]
-		}
-		s += "…"
-	}
-	return strconv.Quote(s)
-}
 
 // The LLM path of the stage: Config.Extractor, Config.Window,
 // SetGenerator, Degraded and LLMRejected. Process calls llmRecords first.
@@ -674,32 +549,13 @@ func (s *Stage) llmRecords(ctx context.Context, c *schemas.Chunk, seen map[strin
 	l.mu.Unlock()
 	var out []streams.Record
 	for _, x := range res.Triples {
-		id := schemas.ID(x.Head, x.Relation, x.Tail, c.ChunkID)
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		t := &schemas.Triplet{
-			TripletID:      id,
-			Head:           x.Head,
-			Relation:       x.Relation,
-			Tail:           x.Tail,
-			Kind:           x.Kind,
-			ChunkID:        c.ChunkID,
-			DocID:          c.DocID,
-			DocVersion:     c.DocVersion,
-			SourceSentence: x.Sentence,
-			Extractor:      ExtractorLLM,
-			ChunkText:      c.Text,
-			Domain:         c.Domain,
-			PublishedAt:    c.PublishedAt,
-		}
-		schemas.Stamp(t, id, c.ChunkID)
-		b, err := schemas.Encode(t)
+		r, ok, err := tripletRecord(c, seen, x.Head, x.Relation, x.Tail, x.Kind, x.Sentence, ExtractorLLM)
 		if err != nil {
-			return nil, false, fmt.Errorf("cannot encode triplet: %w", err)
+			return nil, false, err
 		}
-		out = append(out, streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b})
+		if ok {
+			out = append(out, r)
+		}
 	}
 	return out, l.extractor == ExtractorBoth, nil
 }

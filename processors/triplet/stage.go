@@ -122,6 +122,28 @@ func (s *Stage) Terminal(m streams.Message, _ error) []streams.Record {
 	return []streams.Record{end}
 }
 
+// tripletRecord builds the record of a fact read from chunk c, or ok
+// false when seen already holds its id (hash of head, relation, tail and
+// chunk id, so reprocessing yields the same triplets).
+func tripletRecord(c *schemas.Chunk, seen map[string]bool, head, relation, tail, kind, sentence, extractor string) (streams.Record, bool, error) {
+	id := schemas.ID(head, relation, tail, c.ChunkID)
+	if seen[id] {
+		return streams.Record{}, false, nil
+	}
+	seen[id] = true
+	t := &schemas.Triplet{
+		TripletID: id, Head: head, Relation: relation, Tail: tail, Kind: kind,
+		ChunkID: c.ChunkID, DocID: c.DocID, DocVersion: c.DocVersion, SourceSentence: sentence,
+		Extractor: extractor, ChunkText: c.Text, Domain: c.Domain, PublishedAt: c.PublishedAt,
+	}
+	schemas.Stamp(t, id, c.ChunkID)
+	b, err := schemas.Encode(t)
+	if err != nil {
+		return streams.Record{}, false, fmt.Errorf("cannot encode triplet: %w", err)
+	}
+	return streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b}, true, nil
+}
+
 // records returns the triplet records of a chunk.
 func (s *Stage) records(ctx context.Context, c *schemas.Chunk) ([]streams.Record, error) {
 	seen := make(map[string]bool)
@@ -135,32 +157,13 @@ func (s *Stage) records(ctx context.Context, c *schemas.Chunk) ([]streams.Record
 			// so that a future extractor cannot break the contract silently.
 			continue
 		}
-		id := schemas.ID(x.Head, x.Relation, x.Tail, c.ChunkID)
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		t := &schemas.Triplet{
-			TripletID:      id,
-			Head:           x.Head,
-			Relation:       x.Relation,
-			Tail:           x.Tail,
-			Kind:           x.Kind,
-			ChunkID:        c.ChunkID,
-			DocID:          c.DocID,
-			DocVersion:     c.DocVersion,
-			SourceSentence: x.Sentence.Text,
-			Extractor:      ExtractorRule,
-			ChunkText:      c.Text,
-			Domain:         c.Domain,
-			PublishedAt:    c.PublishedAt,
-		}
-		schemas.Stamp(t, id, c.ChunkID)
-		b, err := schemas.Encode(t)
+		r, ok, err := tripletRecord(c, seen, x.Head, x.Relation, x.Tail, x.Kind, x.Sentence.Text, ExtractorRule)
 		if err != nil {
-			return nil, fmt.Errorf("cannot encode triplet: %w", err)
+			return nil, err
 		}
-		out = append(out, streams.Record{Topic: streams.TopicTriplets, Key: []byte(c.DocID), Value: b})
+		if ok {
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }
