@@ -105,9 +105,20 @@ func cmdSQL(ctx context.Context, args []string, stdout io.Writer) error {
 
 func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	cluster := fs.String("cluster", "", "print, without applying, the schema for the ClickHouse cluster `NAME`: "+
+		"ON CLUSTER NAME everywhere, Replicated*MergeTree tables <table>_local on every shard and "+
+		"Distributed tables <table> over them (run it with clickhouse-client --multiquery)")
 	cfg, err := parseConfig(fs, args, stdout, sqlKeys...)
 	if err != nil {
 		return err
+	}
+	clusterSet := false
+	fs.Visit(func(f *flag.Flag) { clusterSet = clusterSet || f.Name == "cluster" })
+	if clusterSet {
+		if err := clickhouse.ValidClusterName(*cluster); err != nil {
+			return fmt.Errorf("--cluster: %w", err)
+		}
+		return clickhouse.WriteClusterDDL(stdout, *cluster)
 	}
 	ch, err := openClickHouse(ctx, cfg)
 	if err != nil {
