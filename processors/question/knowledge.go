@@ -2,8 +2,6 @@ package question
 
 import (
 	"log/slog"
-
-	"github.com/robustream/robustream/processors/provider"
 	"maps"
 	"slices"
 	"sort"
@@ -11,17 +9,19 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 )
 
 // Knowledge is the incremental knowledge graph with the questions it
 // supports. Its questions are a function of the graph: an instance is
 // asked while it is valid (Graph.Valid), a question can be written for it
-// and its checks pass, and it is among the PerDocument of smallest id of
-// its pattern and document. Every change (a new edge, a retired one, an
-// alias merge) re-evaluates only the instances around the entities it
-// touched, and reports the questions that became active and those that
-// stopped being so. Because the rule depends on the graph alone, the same
+// and its checks pass, and it is among the smallest ids of its cap group
+// (capKey: per_document single-hop questions of a document, per_fact
+// multi-hop questions of a pattern, answer fact and set of documents).
+// Every change (a version applied, an alias merge) re-evaluates only the
+// instances its entities index and those around its new edges, and reports
+// the questions that became active and those that stopped being so. Because the rule depends on the graph alone, the same
 // documents give the same questions in any order, and a restart that
 // rebuilds the graph rebuilds the same set (Rebuild). Not safe for
 // concurrent use.
@@ -31,8 +31,8 @@ type Knowledge struct {
 	// configured is lim as configured; lim caps max_hops at what the
 	// writer in use can phrase.
 	configured PatternLimits
-	// valid holds, per cap group (document, pattern), the valid instances
-	// with their question; active the subset asked, by instance id.
+	// valid holds, per cap group (capKey), the valid instances with their
+	// question; active the subset asked, by instance id.
 	valid    map[string]map[string]*asked
 	active   map[string]*asked
 	byGroup  map[string]map[string]bool   // cap group → active instance ids
