@@ -118,7 +118,9 @@ func TestDashboardCharts(t *testing.T) {
 
 	// Every endpoint answers JSON with rows.
 	for _, path := range []string{"/api/series?window=24h", "/api/series?window=1h", "/api/series?window=7d", "/api/series?window=all",
-		"/api/kinds?window=24h", "/api/grade", "/api/sure", "/api/prgb", "/api/alerts", "/api/coverage", "/api/health"} {
+		"/api/kinds?window=24h", "/api/grade", "/api/sure", "/api/prgb", "/api/alerts", "/api/coverage", "/api/health",
+		"/api/grade?window=7d", "/api/sure?window=7d", "/api/prgb?window=7d",
+		"/api/grade?window=all", "/api/sure?window=all", "/api/prgb?window=all"} {
 		key := "rows"
 		switch {
 		case strings.HasPrefix(path, "/api/coverage"):

@@ -102,9 +102,9 @@ func (s *server) handler() http.Handler {
 	// Dashboard panels: fixed read-only queries, JSON.
 	mux.HandleFunc("GET /api/series", s.series)
 	mux.HandleFunc("GET /api/kinds", s.kinds)
-	mux.HandleFunc("GET /api/grade", s.panel(gradeQuery))
-	mux.HandleFunc("GET /api/sure", s.panel(sureQuery))
-	mux.HandleFunc("GET /api/prgb", s.panel(prgbQuery))
+	mux.HandleFunc("GET /api/grade", s.windowedPanel(gradeQuery, gradeSince))
+	mux.HandleFunc("GET /api/sure", s.windowedPanel(sureQuery, sureSince))
+	mux.HandleFunc("GET /api/prgb", s.windowedPanel(prgbQuery, prgbSince))
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)
@@ -381,13 +381,16 @@ FROM robustream.alerts FINAL ORDER BY fired DESC, alert_id LIMIT 200`
 // the filter on its buckets.
 type dashWindow struct {
 	table, filter string
+	// since is the window's start for the row views ("" for all time:
+	// the all-time views answer).
+	since string
 }
 
 var dashWindows = map[string]dashWindow{
-	"1h":  {"robustream.robustness_5m", "bucket >= toStartOfFiveMinute(now() - INTERVAL 1 HOUR)"},
-	"24h": {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 24 HOUR)"},
-	"7d":  {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 7 DAY)"},
-	"all": {"robustream.robustness_1d", "1"},
+	"1h":  {"robustream.robustness_5m", "bucket >= toStartOfFiveMinute(now() - INTERVAL 1 HOUR)", "now() - INTERVAL 1 HOUR"},
+	"24h": {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 24 HOUR)", "now() - INTERVAL 24 HOUR"},
+	"7d":  {"robustream.robustness_1h", "bucket >= toStartOfHour(now() - INTERVAL 7 DAY)", "now() - INTERVAL 7 DAY"},
+	"all": {"robustream.robustness_1d", "1", ""},
 }
 
 func window(r *http.Request) (dashWindow, string, bool) {
@@ -443,6 +446,76 @@ func (s *server) noClickHouse(w http.ResponseWriter) bool {
 		return true
 	}
 	return false
+}
+
+// windowedPanel serves a panel over the request's window: the all-time
+// view for "all", else its row view from the window's start
+// (docs/queries.sql shows the same queries with fixed bounds).
+func (s *server) windowedPanel(all string, since func(string) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.noClickHouse(w) {
+			return
+		}
+		win, _, ok := window(r)
+		if !ok {
+			http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
+			return
+		}
+		query := all
+		if win.since != "" {
+			query = since(win.since)
+		}
+		rows, err := s.rows(r.Context(), query)
+		s.writeJSON(w, map[string]any{"rows": rows, "updated_at": time.Now().UTC()}, err)
+	}
+}
+
+// The windowed panels' queries, over the row views, with the columns of
+// their all-time counterparts. GRADE's quartiles are ranked over the
+// window's questions (D_r's minimum form, as grade_matrix).
+func gradeSince(since string) string {
+	return `SELECT model_id AS model, sim_func, hops, dr_quartile AS quartile, sum(row_n) AS cnt,
+	1 - avg(row_correct / row_n) AS error_rate, min(row_dr) AS dr_min, max(row_dr) AS dr_max
+FROM
+(
+	SELECT sim_func, tupleElement(row, 1) AS row_dr, tupleElement(row, 3) AS model_id, tupleElement(row, 4) AS hops,
+		tupleElement(row, 5) AS row_n, tupleElement(row, 6) AS row_correct, intDiv((rank - 1) * 4, total) + 1 AS dr_quartile
+	FROM
+	(
+		SELECT sim_func, sorted,
+			arrayCumSum(arrayMap(i -> if(i = 1 OR tupleElement(sorted[i], 2) != tupleElement(sorted[i - 1], 2), 1, 0), arrayEnumerate(sorted))) AS ranks,
+			ranks[length(ranks)] AS total
+		FROM
+		(
+			SELECT sim_func, arraySort(groupArray((difficulty, question_id, model_id, hops, n, correct))) AS sorted
+			FROM robustream.grade_questions
+			WHERE dr_agg = 'min' AND evaluated_at >= ` + since + `
+			GROUP BY sim_func
+		)
+	)
+	ARRAY JOIN sorted AS row, ranks AS rank
+)
+GROUP BY model_id, sim_func, hops, dr_quartile
+ORDER BY model, sim_func, hops, quartile`
+}
+
+func sureSince(since string) string {
+	return `SELECT model_id AS model, axis, kind, count() AS cnt,
+	countIf(c = 0) / count() AS rr, countIf(c = -1) / count() AS wr, countIf(c = 1) / count() AS lr,
+	avg(y_original) AS acc_original, avg(y_original) + countIf(c = -1) / count() - countIf(c = 1) / count() AS acc_perturbed
+FROM robustream.sure_instances
+WHERE evaluated_at >= ` + since + `
+GROUP BY model_id, axis, kind
+ORDER BY model, axis, kind`
+}
+
+func prgbSince(since string) string {
+	return `SELECT model_id AS model, count() AS cnt, avg(s) AS score,
+	countIf(s = 1) / count() AS all_correct_share, countIf(s > 0 AND s < 1) / count() AS partial_share,
+	countIf(s = 0) / count() AS all_wrong_share
+FROM (SELECT model_id, score AS s FROM robustream.prgb_points WHERE evaluated_at >= ` + since + `)
+GROUP BY model_id
+ORDER BY model`
 }
 
 // panel serves one fixed query.
