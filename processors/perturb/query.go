@@ -171,6 +171,12 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 			// users do misspell names.
 			continue
 		}
+		if kind == KindWordNet && namesVersion(q.text, words, i) {
+			// A word before a version or a count names a program or a
+			// product ("make 4.3", "tar 1.34"): its synonym ("earn 4.3")
+			// asks about something else.
+			continue
+		}
 		eligible = append(eligible, i)
 	}
 	rng := NewRand(questionID, kind)
@@ -194,6 +200,16 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 		return "", ErrAnswerLeak
 	}
 	return out, nil
+}
+
+// namesVersion reports whether word i is followed, after one space, by a
+// word that starts with a digit: "make 4.3", "tar 1.34".
+func namesVersion(text string, words []word, i int) bool {
+	if i+1 >= len(words) || text[words[i].end:words[i+1].start] != " " {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(words[i+1].text)
+	return unicode.IsDigit(r)
 }
 
 func startsUpper(w string) bool {
@@ -277,10 +293,30 @@ func qwertyChange(w string, rng *rand.Rand) (string, bool) {
 
 // synonymChange replaces w by a random WordNet synonym in w's
 // capitalization.
+//
+// A word inflected with -ed or -ing takes only synonyms inflected alike:
+// WordNet's synonyms of "released" are base forms ("liberate", "loose"),
+// and "When was tar 1.34 liberate?" is not a paraphrase but broken
+// English.
 func (p *Perturber) synonymChange(w string, rng *rand.Rand) (string, bool) {
 	syns, err := p.WordNet.synonyms(w) // read only: no copy needed
 	if err != nil || len(syns) == 0 {
 		return "", false
+	}
+	lw := strings.ToLower(w)
+	for _, suf := range []string{"ed", "ing"} {
+		if strings.HasSuffix(lw, suf) && len(lw) > len(suf)+2 {
+			var kept []string
+			for _, x := range syns {
+				if strings.HasSuffix(x, suf) {
+					kept = append(kept, x)
+				}
+			}
+			if len(kept) == 0 {
+				return "", false
+			}
+			syns = kept
+		}
 	}
 	return matchCase(w, syns[rng.IntN(len(syns))]), true
 }

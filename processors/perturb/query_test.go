@@ -431,3 +431,35 @@ func TestQueryKeepsCapitalizedStopwords(t *testing.T) {
 		}
 	}
 }
+
+// TestWordNetKeepsNamesAndInflection: a word before a version names a
+// program ("make 4.3" once became "earn 4.3"), and a synonym keeps the
+// word's -ed ("released" once became "liberate": "released" has no -ed
+// synonym, so that question cannot be paraphrased this way at all).
+func TestWordNetKeepsNamesAndInflection(t *testing.T) {
+	p := &Perturber{WordNet: NewWordNet("")}
+	if err := p.WordNet.Available(); err != nil {
+		t.Skipf("WordNet: %v", err)
+	}
+	changed := 0
+	for i := range 40 {
+		id := fmt.Sprint("q", i)
+		if out, err := p.Query(KindWordNet, id, "When was make 4.3 released?", []string{"19 Jan 2020"}); !errors.Is(err, ErrNoCandidate) {
+			t.Errorf("seed %d: %q, %v; want no candidate (a program name and a participle without an -ed synonym)", i, out, err)
+		}
+		out, err := p.Query(KindWordNet, id, "Which developers announce make 4.3?", []string{"GNU"})
+		if errors.Is(err, ErrNoCandidate) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed++
+		if !strings.Contains(out, " make 4.3?") {
+			t.Errorf("seed %d: %q changed the program's name", i, out)
+		}
+	}
+	if changed == 0 {
+		t.Error("no seed paraphrased the second question: the test checks nothing")
+	}
+}

@@ -56,6 +56,9 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
 			continue
 		}
+		if kind == KindWordNet && i+1 < len(words) && query[w.end:words[i+1].start] == " " && strings.IndexAny(words[i+1].text[:1], "0123456789") == 0 {
+			continue // a program or product named before its version
+		}
 		eligible = append(eligible, i)
 	}
 	rng := NewRand(questionID, kind)

@@ -94,6 +94,8 @@ func TestWellFormed(t *testing.T) {
 			t.Errorf("SubjectNamed(%q) = %v, want %v", head, got, want)
 		}
 	}
+	subject("Decompression", false) // an abstract noun heading a sentence
+	subject("Northwind", true)
 	subject("Acme Corp", true)
 	subject("git symbolic-ref HEAD", true)
 	subject("Northwind Bank", true)

@@ -82,7 +82,26 @@ func SubjectNamed(head string) bool {
 		f := strings.Fields(head)
 		return len(f) > 1 && (isCapitalized(f[1]) || isOption(f[1]))
 	}
+	if len(w) == 1 && abstractNoun(w[0]) {
+		// "Decompression requires …": one capitalized word at the head of
+		// a sentence that is an abstract noun names nothing.
+		return false
+	}
 	return !(len(w) == 1 && unnamed[w[0]])
+}
+
+// abstractNoun reports whether a lower-cased word ends like an abstract
+// noun (decompression, development, robustness, availability, running).
+func abstractNoun(w string) bool {
+	if len(w) < 7 || strings.IndexFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return false
+	}
+	for _, suf := range []string{"tion", "sion", "ment", "ness", "ity", "ance", "ence", "ing"} {
+		if strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // auxiliaries and the adverbs that sit before a verb cannot start an

@@ -54,6 +54,9 @@ var (
 	trailerRe    = regexp.MustCompile(`^-- .+?<[^>]+>\s+[A-Z][a-z]{2}, (\d{1,2} [A-Z][a-z]{2} \d{4})`)
 	between      = regexp.MustCompile(`Major changes between (\S+) \S+ and (\S+) (\S+) \[(\d{1,2} [A-Z][a-z]{2} \d{4})\]`)
 	gitTitleRe   = regexp.MustCompile(`^(Git v?\d+\.\d+(?:\.\d+)?) Release Notes$`)
+	// versionRe is the other common NEWS heading: "version 1.34 - Sergey
+	// Poznyakoff, 2021-02-13" (tar), "Version 4.3 (19 Jan 2020)" (make).
+	versionRe = regexp.MustCompile(`^[Vv]ersion (\d[\w.]*)(?: - [^,]+, | \()(\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]{2,8} \d{4})\)?$`)
 )
 
 // line is a line of a chunk, trimmed, with its offsets.
@@ -102,6 +105,12 @@ func releaseTriples(chunk string) []Triple {
 			continue
 		}
 		if m := gnuReleaseRe.FindStringSubmatchIndex(l.text); m != nil && prog != "" {
+			name := prog + " " + l.text[m[2]:m[3]]
+			rels = append(rels, release{at: l.start, name: name, prog: prog})
+			out = append(out, Triple{Head: name, Relation: "released on", Tail: l.text[m[4]:m[5]], Kind: KindRelease, Sentence: sentence(l)})
+			continue
+		}
+		if m := versionRe.FindStringSubmatchIndex(l.text); m != nil && prog != "" {
 			name := prog + " " + l.text[m[2]:m[3]]
 			rels = append(rels, release{at: l.start, name: name, prog: prog})
 			out = append(out, Triple{Head: name, Relation: "released on", Tail: l.text[m[4]:m[5]], Kind: KindRelease, Sentence: sentence(l)})

@@ -53,3 +53,22 @@ func TestReleaseSecurity(t *testing.T) {
 		}
 	}
 }
+
+// The "version X - author, date" and "Version X (date)" headings of GNU
+// NEWS files date their release.
+func TestVersionHeadings(t *testing.T) {
+	for _, c := range []struct{ chunk, head, date string }{
+		{"GNU tar NEWS - User visible changes. 2021-02-13\n\nversion 1.34 - Sergey Poznyakoff, 2021-02-13\n\n* Fix extraction over pipe (savannah bug #60002)\n", "tar 1.34", "2021-02-13"},
+		{"GNU make NEWS\n\nVersion 4.3 (19 Jan 2020)\n\n* WARNING: Backward-incompatibility!\n", "make 4.3", "19 Jan 2020"},
+	} {
+		found := false
+		for _, x := range Extract(c.chunk) {
+			if x.Kind == KindRelease && x.Head == c.head && x.Relation == "released on" && x.Tail == c.date {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: no release date %s for %s in %+v", c.chunk, c.date, c.head, Extract(c.chunk))
+		}
+	}
+}
