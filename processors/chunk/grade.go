@@ -120,19 +120,28 @@ func (w *windower) atomize() {
 	prev := 0
 	for _, wd := range words(w.text, 0, len(w.text)) {
 		n := CountTokens(w.text[prev:wd[1]])
-		if n <= max(wordCap, 1) {
+		// A word alone can take more tokens than with its space (" bü" is
+		// one, "bü" two). Windows of at least four times the cap fit that
+		// easily; for smaller ones the count alone must fit the cap too.
+		if n <= max(wordCap, 1) && (wordCap == gradeWordTokens || CountTokens(w.text[wd[0]:wd[1]]) <= max(wordCap, 1)) {
 			w.atoms = append(w.atoms, gradeAtom{start: wd[0], end: wd[1]})
 			w.gap = append(w.gap, n)
 			prev = wd[1]
 			continue
 		}
-		// One atom per token (ends inside a rune left out).
+		// One atom per token. A token end inside a rune is left out; where
+		// that leaves a span of several runes and tokens (a token running
+		// across a rune boundary, as in "bü"), each rune is an atom, so that
+		// no atom of several runes is over one token.
 		from := wd[0]
 		for _, e := range tokenEnds(w.text[wd[0]:wd[1]]) {
 			end := wd[0] + e
-			w.atoms = append(w.atoms, gradeAtom{start: from, end: end, strength: endToken})
-			w.gap = append(w.gap, CountTokens(w.text[prev:end]))
-			from, prev = end, end
+			base := from
+			for _, cut := range runeCuts(w.text[base:end]) {
+				w.atoms = append(w.atoms, gradeAtom{start: from, end: base + cut, strength: endToken})
+				w.gap = append(w.gap, CountTokens(w.text[prev:base+cut]))
+				from, prev = base+cut, base+cut
+			}
 		}
 	}
 	n := len(w.atoms)
@@ -150,6 +159,21 @@ func (w *windower) atomize() {
 			a.strength = strengthAfter(w.text, a.start, a.end, next)
 		}
 	}
+}
+
+// runeCuts returns the ends of the atoms a token span is cut into: its
+// end alone, or, for a span of several runes and tokens, every rune end.
+func runeCuts(span string) []int {
+	if utf8.RuneCountInString(span) < 2 || CountTokens(span) < 2 {
+		return []int{len(span)}
+	}
+	var cuts []int
+	for i := range span {
+		if i > 0 {
+			cuts = append(cuts, i)
+		}
+	}
+	return append(cuts, len(span))
 }
 
 // strengthAfter classifies the boundary after the word text[start:end],

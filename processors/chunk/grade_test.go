@@ -185,12 +185,36 @@ func TestSplitWindowsHostile(t *testing.T) {
 	}
 }
 
+// TestSplitWindowsTinyBounds windows short strings of awkward runes (a
+// token across two runes, a word of more tokens alone than after a space,
+// invalid bytes) in windows of one and two tokens: no window of several
+// runes may exceed the bound.
+func TestSplitWindowsTinyBounds(t *testing.T) {
+	pool := []string{"🙂", "他", "说", "。", "a", "b", " ", "\n", "\xff", "\xe2\x82", "é", "ü", "Привет", "مر", "23", ".", "!", "\xed\xa0\x80", "the", "…", "’"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20_000 {
+		var b strings.Builder
+		for n := 1 + r.IntN(4); n > 0; n-- {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		text := b.String()
+		for _, max := range []int{1, 2, 3} {
+			for _, p := range SplitWindows(text, 1, max, 0) {
+				if p.Tokens > max && utf8.RuneCountInString(p.Text) > 1 {
+					t.Fatalf("%q within %d: window %q has %d tokens", text, max, p.Text, p.Tokens)
+				}
+			}
+		}
+	}
+}
+
 func FuzzSplitWindows(f *testing.F) {
 	f.Add("One two three. Four five six.\n\nSeven eight.", uint16(3), uint16(8), uint16(1))
 	f.Add(corpus(rand.New(rand.NewPCG(2, 7))), uint16(128), uint16(256), uint16(50))
 	f.Add("他说。我们走吧！好的？ naïve 🙂🙂 Привет, мир! مرحبا بالعالم", uint16(4), uint16(6), uint16(2))
 	f.Add("\xff\xfe a\xe2\x82 b.\n\n\xed\xa0\x80 c", uint16(1), uint16(2), uint16(0))
 	f.Add(hugeParagraph(3000), uint16(20), uint16(40), uint16(10))
+	f.Add(" bü", uint16(1), uint16(0), uint16(0)) // "bü" is two tokens, " bü" one
 	f.Fuzz(func(t *testing.T, text string, lo, hi, overlap uint16) {
 		max := 1 + int(hi%600)
 		checkWindows(t, text, max, SplitWindows(text, int(lo), max, int(overlap)))
