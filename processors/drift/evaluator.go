@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robustream/robustream/schemas"
@@ -162,17 +163,59 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 		ps[i] = t.p
 	}
 	qs := BenjaminiHochberg(ps)
+	verdicts := make([]verdict, len(ts))
+	moves := make([]string, len(ts))
+	firing := map[seriesKey]verdict{} // firing after this evaluation
+	for i, t := range ts {
+		prev := e.states[t.k.String()]
+		verdicts[i] = verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
+		moves[i] = next(prev, verdicts[i], e.cfg, now)
+		if moves[i] == Firing || (prev.State == Firing && moves[i] != Resolved) {
+			firing[t.k] = verdicts[i]
+		}
+	}
+	// Series held back by a firing cause (inhibitor), named in the alert of
+	// the cause at the root of the chain (a domain's perturbed series, held
+	// by the pooled one, held by the pooled original).
+	causes := map[seriesKey]seriesKey{}
+	for i, t := range ts {
+		if moves[i] != Firing {
+			continue
+		}
+		if cause, ok := inhibitor(t.k, verdicts[i], firing, e.cfg.MaxDrop); ok {
+			moves[i], causes[t.k] = "", cause
+		}
+	}
+	held := map[seriesKey][]string{}
+	for i, t := range ts {
+		cause, ok := causes[t.k]
+		if !ok {
+			continue
+		}
+		for {
+			up, ok := causes[cause]
+			if !ok {
+				break
+			}
+			cause = up
+		}
+		held[cause] = append(held[cause], fmt.Sprintf("%s %.3f → %.3f", t.k.String(), verdicts[i].baseline, verdicts[i].recent))
+		e.log.Info("drop held back by a firing alert", "series", t.k.String(), "cause", cause.String())
+	}
 	var out []schemas.Alert
 	for i, t := range ts {
 		series := t.k.String()
 		prev := e.states[series]
-		v := verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
-		switch next(prev, v, e.cfg, now) {
+		v := verdicts[i]
+		switch moves[i] {
 		case Firing:
 			ctxNote, err := around(ctx, e.q, t.k, w)
 			if err != nil {
 				e.log.Warn("cannot say what changed around a drop", "series", series, "err", err)
 				ctxNote = "context unavailable: " + err.Error()
+			}
+			if h := held[t.k]; len(h) > 0 {
+				ctxNote += fmt.Sprintf("; it explains %d more series that fell with it (not alerted on separately): %s", len(h), strings.Join(h, ", "))
 			}
 			a := e.alert(t.k, Firing, v, now, now, time.Time{})
 			a.Summary = fmt.Sprintf("%s dropped from %.3f to %.3f (n %.0f → %.0f; %s test, p %.3g, BH-adjusted %.3g). Around it: %s.",
@@ -188,6 +231,44 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 	}
 	e.log.Debug("drift evaluated", "series", len(all), "tested", len(ts), "changes", len(out))
 	return out, nil
+}
+
+// OriginalAxis is the axis of the unperturbed questions' series (RARE's
+// original/original): the model's clean accuracy.
+const OriginalAxis = "original"
+
+// inhibitor says whether a series about to fire is explained by another
+// series firing after the same evaluation, and which: an alert per symptom
+// of one cause would bury the cause (one model that starts refusing drops
+// every kind of every domain at once).
+//
+//   - A per-domain series is held back while the same series over every
+//     domain fires: the pooled alert covers it.
+//   - A perturbed series (any axis but original) is held back while the
+//     original series of the same model, family, metric and domain fires,
+//     unless it dropped at least max_drop more than the original did. When
+//     clean answers fail, perturbed ones fail with them; robustness drifts
+//     only when a perturbation hurts more than before, beyond what the
+//     clean answers lost.
+//
+// The held-back series are named in the summary of the alert that holds
+// them; they fire on their own once it no longer fires.
+func inhibitor(k seriesKey, v verdict, firing map[seriesKey]verdict, maxDrop float64) (seriesKey, bool) {
+	if k.Domain != AllDomains {
+		pooled := k
+		pooled.Domain = AllDomains
+		if _, ok := firing[pooled]; ok {
+			return pooled, true
+		}
+	}
+	if k.Axis != OriginalAxis {
+		orig := k
+		orig.Axis, orig.Kind = OriginalAxis, OriginalAxis
+		if ov, ok := firing[orig]; ok && v.drop() < ov.drop()+maxDrop {
+			return orig, true
+		}
+	}
+	return seriesKey{}, false
 }
 
 func (e *Evaluator) alert(k seriesKey, state string, v verdict, now, fired, resolved time.Time) schemas.Alert {

@@ -67,16 +67,22 @@ var t0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 // pseudo-randomly when noisy), about documents published at published.
 func outcomes(t *testing.T, ch clickhouse.Engine, model, metric, axis, kind string, from time.Time, span time.Duration, n int, rate float64, published time.Time, noisy bool) {
 	t.Helper()
+	outcomesIn(t, ch, "finance", model, metric, axis, kind, from, span, n, rate, published, noisy)
+}
+
+// outcomesIn is outcomes about documents of one domain.
+func outcomesIn(t *testing.T, ch clickhouse.Engine, domain, model, metric, axis, kind string, from time.Time, span time.Duration, n int, rate float64, published time.Time, noisy bool) {
+	t.Helper()
 	success := fmt.Sprintf("(number * 7919 %% 1000) < %d", int(rate*1000))
 	if noisy {
 		success = fmt.Sprintf("(cityHash64(number, '%s%s%s%d') %% 1000) < %d", model, metric, kind, from.Unix(), int(rate*1000))
 	}
 	exec(t, ch, fmt.Sprintf(`INSERT INTO robustream.outcomes
     (outcome_id, family, metric, model_id, question_id, variant_id, axis, kind, domain, value, published_at, evaluated_at, produced_at)
-SELECT concat('%[1]s', '|', '%[2]s', '|', '%[4]s', '|', toString(%[5]d), '|', toString(number)), 'rare', '%[2]s', '%[1]s',
-    concat('q', toString(number)), concat('v', toString(number)), '%[3]s', '%[4]s', 'finance',
+SELECT concat('%[1]s', '|', '%[2]s', '|', '%[4]s', '|', '%[10]s', '|', toString(%[5]d), '|', toString(number)), 'rare', '%[2]s', '%[1]s',
+    concat('q', toString(number)), concat('v', toString(number)), '%[3]s', '%[4]s', '%[10]s',
     if(%[6]s, 1, 0), toDateTime(%[7]d), toDateTime(%[5]d + intDiv(number * %[8]d, %[9]d)), toDateTime(%[5]d)
-FROM numbers(%[9]d)`, model, metric, axis, kind, from.Unix(), success, published.Unix(), int64(span/time.Second), n))
+FROM numbers(%[9]d)`, model, metric, axis, kind, from.Unix(), success, published.Unix(), int64(span/time.Second), n, domain))
 }
 
 // receivers are one real HTTP receiver of each kind.
@@ -250,6 +256,73 @@ func TestScenarioOneModelDrops(t *testing.T) {
 	// Quiet afterwards (and within cool-down anyway).
 	if msgs := step(t, ev, t0.Add(9*time.Hour+5*time.Minute)); len(msgs) != 0 {
 		t.Errorf("alerts after the resolution: %s", msgs[0].Value)
+	}
+}
+
+// TestScenarioCauseHoldsItsSymptoms: model-c starts failing every question
+// in two domains (clean ones included), and its clean accuracy falls with
+// the rest; one alert fires, on its original series over every domain, and
+// names the series it holds back. model-d's clean accuracy falls a little
+// while typos hurt it far more than before: that drop is robustness drift
+// of its own and fires beside the original's.
+func TestScenarioCauseHoldsItsSymptoms(t *testing.T) {
+	ch := engine(t)
+	docs := t0.AddDate(0, -1, 0)
+	before, after := t0, t0.Add(6*time.Hour)
+	series := func(domain, model, axis, kind string, base, recent float64) {
+		outcomesIn(t, ch, domain, model, "f", axis, kind, before, 6*time.Hour, 400, base, docs, false)
+		outcomesIn(t, ch, domain, model, "f", axis, kind, after, time.Hour, 200, recent, docs, false)
+	}
+	for _, d := range []string{"finance", "health"} {
+		series(d, "model-c", "original", "original", 0.85, 0.05)
+		series(d, "model-c", "query", "char", 0.7, 0)
+		series(d, "model-c", "query", "qwerty", 0.7, 0)
+		series(d, "model-c", "document", "answer_removed", 0.3, 0.9) // refusing is right here
+	}
+	series("finance", "model-d", "original", "original", 0.9, 0.75)
+	series("finance", "model-d", "query", "char", 0.8, 0.4)   // 0.4 down: 0.25 more than the original
+	series("finance", "model-d", "query", "qwerty", 0.8, 0.6) // 0.2 down: with the original
+
+	ev, err := drift.New(scenarioConfig(), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := step(t, ev, after.Add(time.Hour))
+	got := map[string]schemas.Alert{}
+	for _, m := range msgs {
+		a := decode(t, m)
+		got[a.Series] = a
+		t.Logf("%s %s: %s", a.State, a.Series, a.Summary)
+	}
+	want := []string{"model-c|rare|f|original/original|*", "model-d|rare|f|original/original|*", "model-d|rare|f|query/char|*"}
+	if len(got) != len(want) || len(msgs) != len(want) {
+		t.Fatalf("%d alerts, want exactly %v", len(msgs), want)
+	}
+	for _, s := range want {
+		if got[s].State != drift.Firing {
+			t.Errorf("no firing alert for %s", s)
+		}
+	}
+	// model-c's alert names the 2 pooled kinds and 6 per-domain series it
+	// holds (2 originals, 4 kinds); the rise of answer_removed is not a drop.
+	c := got[want[0]].Summary
+	// (The evenly spread successes of outcomesIn make a rate of 0.7 over
+	// 400 outcomes 0.695, and of 0.05 over 200 0.060.)
+	for _, held := range []string{"it explains 8 more series", "model-c|rare|f|query/char|* 0.695 → 0.000",
+		"model-c|rare|f|query/qwerty|health 0.695 → 0.000", "model-c|rare|f|original/original|finance 0.850 → 0.060"} {
+		if !contains(c, held) {
+			t.Errorf("model-c's summary does not say %q: %s", held, c)
+		}
+	}
+	if contains(c, "answer_removed") {
+		t.Errorf("model-c's summary names a series that rose: %s", c)
+	}
+	if d := got[want[1]].Summary; !contains(d, "it explains 1 more series") || !contains(d, "query/qwerty") || contains(d, "query/char") {
+		t.Errorf("model-d's original holds back qwerty only: %s", d)
+	}
+	// Once the cause is firing, the held series stay quiet.
+	if msgs := step(t, ev, after.Add(time.Hour+5*time.Minute)); len(msgs) != 0 {
+		t.Errorf("held series fired on the next evaluation: %s", msgs[0].Value)
 	}
 }
 
