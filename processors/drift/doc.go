@@ -11,7 +11,16 @@
 // there are. A series fires when its adjusted p-value is ≤ alpha and its
 // rate dropped by at least max_drop; it resolves, with hysteresis, when the
 // drop is below half of max_drop; after a resolution it may fire again only
-// when cooldown has passed. A firing alert says what changed around it:
+// when cooldown has passed.
+//
+// One cause, one alert: a series about to fire is held back while a series
+// that explains it fires after the same evaluation. A per-domain series is
+// explained by the same series over every domain; a perturbed series by the
+// original (unperturbed) series of its model, family, metric and domain,
+// unless it dropped at least max_drop more than the original did, which is
+// robustness drift of its own. A model that starts refusing everything
+// thus raises one alert, on its clean accuracy, which names the series it
+// explains. A firing alert also says what changed around it:
 // recent outcomes about documents published after everything the baseline
 // asked about, and model ids new in the recent window.
 //
