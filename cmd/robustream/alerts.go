@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/robustream/robustream/processors/drift"
 	"github.com/robustream/robustream/sinks/alert"
@@ -36,6 +37,11 @@ func (c *Config) dashboardURL() string {
 	}
 	return "http://" + c.HTTP + "/"
 }
+
+// clock is the engine's clock for what it stamps and compares in time: the
+// evaluated_at of every answer and the drift evaluator's windows. Tests
+// replace it to evaluate hours of traffic in seconds.
+var clock = time.Now
 
 // receiversStage is the receivers' sink: it reads rs.alerts, whoever wrote
 // them, and notifies every receiver; it runs when receivers are listed.
@@ -72,7 +78,7 @@ func periodicStages() []periodicSpec {
 				return nil, errors.New("stage alerts: needs ClickHouse")
 			}
 			dc := e.cfg.Alerts.Config
-			dc.Logger = e.log
+			dc.Logger, dc.Now = e.log, clock
 			return drift.New(dc, e.ch)
 		},
 	}}

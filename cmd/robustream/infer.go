@@ -36,6 +36,7 @@ func inferStage() stageSpec {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
 			}
 			rc.Cache = cache
+			rc.Now = clock
 			if e.models.embedder != nil {
 				rc.Embedder = e.models.embedder
 			}

@@ -27,6 +27,8 @@ type Config struct {
 	Cooldown       time.Duration `yaml:"cooldown" help:"after an alert of a series resolves, how long before it may fire again"`
 	// Logger receives the evaluator's logs; nil discards them.
 	Logger *slog.Logger `yaml:"-"`
+	// Now is the clock of the evaluations; nil is time.Now.
+	Now func() time.Time `yaml:"-"`
 }
 
 // Defaults are the values of alerts.* when unset.

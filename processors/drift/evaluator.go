@@ -39,7 +39,11 @@ func New(c Config, q Querier) (*Evaluator, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Evaluator{cfg: c, q: q, log: log, states: map[string]seriesState{}, now: time.Now}, nil
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Evaluator{cfg: c, q: q, log: log, states: map[string]seriesState{}, now: now}, nil
 }
 
 // Name implements streams.Source.

@@ -101,6 +101,12 @@ type Faults struct {
 	// Malformed is the share of requests that are served in full and then
 	// answered 200 with a truncated JSON body.
 	Malformed float64
+	// Refusal is the share of sequences served in full and answered 200
+	// with a refusal ("no such info", provider.RefusalText) instead of the
+	// answer: a model that starts declining to answer, as after a change
+	// of its safety filter or system prompt. A recorded reply is never
+	// replaced.
+	Refusal float64
 }
 
 // LogNormal returns an output-length distribution: median·e^(sigma·Z),
@@ -179,7 +185,7 @@ func (f Faults) withDefaults() (Faults, error) {
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"RateLimitBurst", f.RateLimitBurst}, {"ServerError", f.ServerError}, {"Timeout", f.Timeout}, {"Malformed", f.Malformed}} {
+	}{{"RateLimitBurst", f.RateLimitBurst}, {"ServerError", f.ServerError}, {"Timeout", f.Timeout}, {"Malformed", f.Malformed}, {"Refusal", f.Refusal}} {
 		if !(p.v >= 0 && p.v <= 1) {
 			errs = append(errs, fmt.Errorf("%s: %v not in [0, 1]", p.name, p.v))
 		}

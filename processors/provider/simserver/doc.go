@@ -23,11 +23,12 @@
 // reader of processors/provider on it, which makes the replies plausible and
 // deterministic and nothing more. Benchmarks of quality need real models.
 //
-// Faults (server errors, hangs, bursts of 429s, truncated bodies, Kill and
-// Restart) are injected from a seeded generator keyed by the prompt and how
-// many times it was received before, so a run replays the same faults for
-// the same prompts whatever the interleaving of concurrent requests; only the
-// rate-limit bursts, which last a wall-clock period, depend on timing.
+// Faults (server errors, hangs, bursts of 429s, truncated bodies, refusals,
+// Kill and Restart) are injected from a seeded generator keyed by the prompt
+// and how many times it was received before, so a run replays the same
+// faults for the same prompts whatever the interleaving of concurrent
+// requests; only the rate-limit bursts, which last a wall-clock period,
+// depend on timing.
 //
 // What the package must not be: a dependency of production code. Only tests
 // and benchmarks import it. Like every package under processors/ it imports

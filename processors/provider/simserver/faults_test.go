@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robustream/robustream/processors/provider"
 )
 
 func TestFaults(t *testing.T) {
@@ -167,5 +169,54 @@ func TestConfigErrors(t *testing.T) {
 	s := start(t, Config{})
 	if err := s.SetFaults(Faults{Malformed: 2}); err == nil {
 		t.Error("SetFaults accepted Malformed 2")
+	}
+}
+
+// TestRefusal: with Refusal 1 every chat is answered 200 with the refusal,
+// with 0.5 about half are, and SetFaults switches it while serving.
+func TestRefusal(t *testing.T) {
+	s := start(t, with(Config{Answer: func(string) string { return "Paris" }}))
+	ask := func(i int) string {
+		t.Helper()
+		r := post(nil, s, "/chat/completions", chat(fmt.Sprint("prompt ", i)))
+		var c chatResp
+		r.decode(t, &c)
+		if len(c.Choices) != 1 {
+			t.Fatalf("%d choices", len(c.Choices))
+		}
+		return c.Choices[0].Message.Content
+	}
+	count := func(from, n int) (refused int) {
+		for i := from; i < from+n; i++ {
+			switch a := ask(i); a {
+			case provider.RefusalText:
+				refused++
+			case "Paris":
+			default:
+				t.Fatalf("answer %q", a)
+			}
+		}
+		return refused
+	}
+	if n := count(0, 20); n != 0 {
+		t.Errorf("%d refusals without the fault", n)
+	}
+	if err := s.SetFaults(Faults{Refusal: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(20, 20); n != 20 {
+		t.Errorf("%d of 20 refused with Refusal 1", n)
+	}
+	if err := s.SetFaults(Faults{Refusal: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(40, 200); n < 70 || n > 130 {
+		t.Errorf("%d of 200 refused with Refusal 0.5", n)
+	}
+	if st := s.Stats(); st.Failed != 0 {
+		t.Errorf("refusals counted as failures: %+v", st)
+	}
+	if err := s.SetFaults(Faults{Refusal: 1.5}); err == nil {
+		t.Error("Refusal 1.5 accepted")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/robustream/robustream/processors/provider"
 )
 
 // slots are a life's MaxNumSeqs sequence slots and the FIFO queue of the
@@ -133,9 +135,12 @@ func (s *Server) run(ctx context.Context, l *life, seq sequence) (reply, error) 
 
 	// The answer is computed inside the slot, its cost hidden in the
 	// modelled time as a GPU's work is.
-	if seq.recorded != nil {
+	switch {
+	case seq.recorded != nil:
 		rep.text = *seq.recorded
-	} else {
+	case s.refuses(seq):
+		rep.text = provider.RefusalText
+	default:
 		rep.text = s.answer(seq.prompt)
 	}
 	rng := seq.rng(s.cfg.Seed, streamOutput)
@@ -178,7 +183,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 const (
 	streamFaults uint64 = iota + 1
 	streamOutput
+	streamRefusal
 )
+
+// refuses draws whether the model refuses this receipt of the prompt
+// (Faults.Refusal).
+func (s *Server) refuses(seq sequence) bool {
+	u := seq.rng(s.cfg.Seed, streamRefusal).Float64()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return u < s.faults.Refusal
+}
 
 // rng returns the generator of this receipt of the prompt for stream: the
 // same prompt, attempt and seed always draw the same, whichever order
