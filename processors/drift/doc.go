@@ -20,7 +20,17 @@
 // unless it dropped at least max_drop more than the original did, which is
 // robustness drift of its own. A model that starts refusing everything
 // thus raises one alert, on its clean accuracy, which names the series it
-// explains. A firing alert also says what changed around it:
+// explains.
+//
+// The baseline never learns an incident: while an alert of a model's family
+// fires (from the start of the recent window that fired it until it
+// resolves), its buckets are left out of that model's baselines. Otherwise
+// a long incident would become the baseline (resolving an alert on a model
+// still broken) and the recovery would read as a drop on the series the
+// incident had lifted. A firing series whose baseline is all incident is
+// judged on its recent window against the rate it fell from.
+//
+// A firing alert also says what changed around it:
 // recent outcomes about documents published after everything the baseline
 // asked about, and model ids new in the recent window.
 //

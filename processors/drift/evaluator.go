@@ -114,19 +114,21 @@ func (e *Evaluator) Step(ctx context.Context, now time.Time, emit func(context.C
 // missed alert.
 func (e *Evaluator) Load(ctx context.Context) error {
 	out, err := e.q.Query(ctx, `SELECT series, argMax(state, produced_at), argMax(alert_id, produced_at),
-    toUnixTimestamp(argMax(fired_at, produced_at)), toUnixTimestamp(argMax(resolved_at, produced_at))
+    toUnixTimestamp(argMax(fired_at, produced_at)), toUnixTimestamp(argMax(resolved_at, produced_at)),
+    argMax(baseline, produced_at)
 FROM robustream.alerts WHERE rule = `+quote(Rule)+` GROUP BY series`, "TabSeparated")
 	if err != nil {
 		return fmt.Errorf("cannot read the alerts' states: %w", err)
 	}
 	states := map[string]seriesState{}
 	for _, f := range tsvRows(out) {
-		if len(f) != 5 {
-			return fmt.Errorf("alerts row has %d fields, want 5", len(f))
+		if len(f) != 6 {
+			return fmt.Errorf("alerts row has %d fields, want 6", len(f))
 		}
 		fired, _ := strconv.ParseInt(f[3], 10, 64)
 		resolved, _ := strconv.ParseInt(f[4], 10, 64)
-		s := seriesState{State: f[1], AlertID: f[2], FiredAt: time.Unix(fired, 0).UTC(), Changed: time.Unix(fired, 0).UTC()}
+		base, _ := strconv.ParseFloat(f[5], 64)
+		s := seriesState{State: f[1], AlertID: f[2], FiredAt: time.Unix(fired, 0).UTC(), Changed: time.Unix(fired, 0).UTC(), Baseline: base}
 		if s.State == Resolved {
 			s.Changed = time.Unix(resolved, 0).UTC()
 		}
@@ -142,7 +144,7 @@ FROM robustream.alerts WHERE rule = `+quote(Rule)+` GROUP BY series`, "TabSepara
 // states (see Commit).
 func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Alert, error) {
 	w := windowsAt(now, e.cfg)
-	all, err := readCounts(ctx, e.q, w)
+	all, err := readCounts(ctx, e.q, w, e.incidents(w))
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +156,15 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 		test string
 	}
 	var ts []tested
+	// A firing series whose baseline is all incident (it fired longer ago
+	// than the baseline window reaches) is judged against the rate it fell
+	// from, on its recent window alone.
+	var alone []tested
 	for k, c := range all {
 		if c.baseN < float64(e.cfg.MinSamples) || c.recentN < float64(e.cfg.MinSamples) {
+			if st := e.states[k.String()]; st.State == Firing && c.recentN >= float64(e.cfg.MinSamples) {
+				alone = append(alone, tested{k: k, c: c, p: 1, test: "none"})
+			}
 			continue
 		}
 		p, test := Test(c.baseX, c.baseN, c.recentX, c.recentN)
@@ -167,12 +176,18 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 		ps[i] = t.p
 	}
 	qs := BenjaminiHochberg(ps)
+	sort.Slice(alone, func(i, j int) bool { return alone[i].k.String() < alone[j].k.String() })
+	ts = append(ts, alone...)
 	verdicts := make([]verdict, len(ts))
 	moves := make([]string, len(ts))
 	firing := map[seriesKey]verdict{} // firing after this evaluation
 	for i, t := range ts {
 		prev := e.states[t.k.String()]
-		verdicts[i] = verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
+		if i < len(qs) {
+			verdicts[i] = verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
+		} else {
+			verdicts[i] = verdict{tested: true, baseline: prev.Baseline, recent: rate(t.c.recentX, t.c.recentN), q: 1}
+		}
 		moves[i] = next(prev, verdicts[i], e.cfg, now)
 		if moves[i] == Firing || (prev.State == Firing && moves[i] != Resolved) {
 			firing[t.k] = verdicts[i]
@@ -237,6 +252,47 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 	return out, nil
 }
 
+// incident is a span of evaluation time during which an alert of a model's
+// family was firing, from the start of the recent window that fired it.
+type incident struct {
+	model, family string
+	from, to      time.Time
+}
+
+// incidents are the spans the baselines of windows w leave out: while a
+// model's series fires, its outcomes are of an incident, and a baseline
+// that learnt them would call the incident normal (resolving an alert on a
+// model still broken) and the recovery a drop (firing on the series the
+// incident had lifted, such as refusals where the answer was removed).
+func (e *Evaluator) incidents(w windows) []incident {
+	var out []incident
+	for series, st := range e.states {
+		if st.FiredAt.IsZero() {
+			continue
+		}
+		to := w.recentStart
+		if st.State == Resolved && st.Changed.Before(to) {
+			to = st.Changed
+		}
+		from := st.FiredAt.Add(-e.cfg.RecentWindow).Truncate(bucket)
+		if !from.Before(to) || !to.After(w.baseStart) {
+			continue
+		}
+		k, ok := parseSeries(series)
+		if !ok {
+			continue
+		}
+		out = append(out, incident{model: k.Model, family: k.Family, from: from, to: to})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].model != out[j].model {
+			return out[i].model < out[j].model
+		}
+		return out[i].from.Before(out[j].from)
+	})
+	return out
+}
+
 // OriginalAxis is the axis of the unperturbed questions' series (RARE's
 // original/original): the model's clean accuracy.
 const OriginalAxis = "original"
@@ -298,7 +354,7 @@ func (e *Evaluator) alert(k seriesKey, state string, v verdict, now, fired, reso
 // Commit records the states of alerts once they are durable.
 func (e *Evaluator) Commit(alerts []schemas.Alert) {
 	for _, a := range alerts {
-		s := seriesState{State: a.State, AlertID: a.AlertID, FiredAt: a.FiredAt, Changed: a.ProducedAt}
+		s := seriesState{State: a.State, AlertID: a.AlertID, FiredAt: a.FiredAt, Changed: a.ProducedAt, Baseline: a.Baseline}
 		e.states[a.Series] = s
 	}
 }

@@ -326,6 +326,63 @@ func TestScenarioCauseHoldsItsSymptoms(t *testing.T) {
 	}
 }
 
+// TestScenarioBaselineSkipsIncidents: model-e refuses from 6h to 14h, far
+// longer than the 6-hour baseline. Its alert stays firing throughout (a
+// baseline that learnt the incident would resolve it at 13h with the model
+// still broken), resolves when the model recovers, and the recovery fires
+// nothing on the series the refusals had lifted (answer_removed, where
+// refusing is right).
+func TestScenarioBaselineSkipsIncidents(t *testing.T) {
+	ch := engine(t)
+	docs := t0.AddDate(0, -1, 0)
+	phase := func(from, to time.Duration, orig, removed float64) {
+		n := int((to - from) / time.Hour * 100)
+		outcomesIn(t, ch, "finance", "model-e", "f", "original", "original", t0.Add(from), to-from, n, orig, docs, false)
+		outcomesIn(t, ch, "finance", "model-e", "f", "document", "answer_removed", t0.Add(from), to-from, n, removed, docs, false)
+	}
+	phase(0, 6*time.Hour, 0.8, 0.3)
+	phase(6*time.Hour, 14*time.Hour, 0.05, 0.95) // refusing
+	phase(14*time.Hour, 16*time.Hour, 0.8, 0.3)  // recovered
+
+	ev, err := drift.New(scenarioConfig(), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const orig = "model-e|rare|f|original/original|*"
+	var fired schemas.Alert
+	for at := 7 * time.Hour; at <= 14*time.Hour; at += 30 * time.Minute {
+		msgs := step(t, ev, t0.Add(at))
+		switch {
+		case at == 7*time.Hour:
+			if len(msgs) != 1 {
+				t.Fatalf("%d alerts at 7h, want 1", len(msgs))
+			}
+			fired = decode(t, msgs[0])
+			if fired.Series != orig || fired.State != drift.Firing {
+				t.Fatalf("alert %+v", fired)
+			}
+		case len(msgs) > 0:
+			t.Fatalf("at %s, during the incident: %s", at, msgs[0].Value)
+		}
+	}
+	// Recovered: the recent hour (15h–16h) is back at 0.8.
+	msgs := step(t, ev, t0.Add(16*time.Hour))
+	if len(msgs) != 1 {
+		for _, m := range msgs {
+			t.Logf("alert: %s", m.Value)
+		}
+		t.Fatalf("%d alerts after the recovery, want the resolution alone", len(msgs))
+	}
+	if r := decode(t, msgs[0]); r.Series != orig || r.State != drift.Resolved || r.AlertID != fired.AlertID {
+		t.Fatalf("resolution %+v", r)
+	}
+	for at := 16*time.Hour + 30*time.Minute; at <= 17*time.Hour; at += 30 * time.Minute {
+		if msgs := step(t, ev, t0.Add(at)); len(msgs) != 0 {
+			t.Fatalf("at %s, after the recovery: %s", at, msgs[0].Value)
+		}
+	}
+}
+
 // TestScenarioStableSeriesFireNothing: 200 series with no change, each
 // noisy around its own rate, evaluated together at a 5% false-discovery
 // rate with no absolute-drop floor, so that significance alone decides:

@@ -27,6 +27,21 @@ type seriesKey struct {
 	Model, Family, Metric, Axis, Kind, Domain string
 }
 
+// parseSeries reads a series name back (String); the model id, first, may
+// itself hold a '|'.
+func parseSeries(s string) (seriesKey, bool) {
+	f := strings.Split(s, "|")
+	if len(f) < 5 {
+		return seriesKey{}, false
+	}
+	n := len(f)
+	axis, kind, ok := strings.Cut(f[n-2], "/")
+	if !ok {
+		return seriesKey{}, false
+	}
+	return seriesKey{Model: strings.Join(f[:n-4], "|"), Family: f[n-4], Metric: f[n-3], Axis: axis, Kind: kind, Domain: f[n-1]}, true
+}
+
 // String is the series name, the Kafka key of its alerts:
 // model|family|metric|axis/kind|domain.
 func (k seriesKey) String() string {
@@ -60,13 +75,21 @@ func windowsAt(now time.Time, c Config) windows {
 // series pooled over domains and, where a series spans more than one
 // domain, each domain's own (with one domain the two would be the same
 // series, alerting twice for one change).
-func readCounts(ctx context.Context, q Querier, w windows) (map[seriesKey]*counts, error) {
+//
+// The baseline leaves out the buckets of incidents (Evaluator.incidents) of
+// the series' model and family.
+func readCounts(ctx context.Context, q Querier, w windows, skip []incident) (map[seriesKey]*counts, error) {
+	exclude := ""
+	for _, in := range skip {
+		exclude += fmt.Sprintf("\n    AND NOT (model_id = %s AND toString(family) = %s AND bucket >= toDateTime(%d) AND bucket < toDateTime(%d) AND bucket < toDateTime(%d))",
+			quote(in.model), quote(in.family), in.from.Unix(), in.to.Unix(), w.recentStart.Unix())
+	}
 	query := fmt.Sprintf(`SELECT model_id, toString(family), metric, axis, kind, domain,
     bucket >= toDateTime(%d) AS recent, sum(n), sum(value_sum)
 FROM robustream.robustness_5m
-WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d)
+WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d)%s
 GROUP BY model_id, family, metric, axis, kind, domain, recent`,
-		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix())
+		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix(), exclude)
 	out, err := q.Query(ctx, query, "TabSeparated")
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rollup: %w", err)

@@ -19,6 +19,8 @@ type seriesState struct {
 	AlertID string
 	FiredAt time.Time
 	Changed time.Time
+	// Baseline is the rate the series fell from when it fired.
+	Baseline float64
 }
 
 // verdict is one series' comparison in one evaluation.
