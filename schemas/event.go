@@ -394,6 +394,9 @@ type Alert struct {
 	// around it (documents of a new period, a new model); not stored in
 	// ClickHouse, carried to the receivers.
 	Summary string `json:"summary,omitempty"`
+	// Repeat marks a firing alert sent again, unchanged, for receivers that
+	// expire an alert nobody refreshes (Alertmanager); the others skip it.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
 // Key implements Event.

@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -67,6 +68,7 @@ type SQLConfig struct {
 type ClickHouseConfig struct {
 	URL     string `yaml:"url" flag:"clickhouse" help:"clickhouse://user:pass@host:9000/db for a server; empty for embedded chDB"`
 	ChDBLib string `yaml:"chdb_lib" help:"path of libchdb.so (default: .chdb/lib/libchdb.so)"`
+	Cluster string `yaml:"cluster" help:"ClickHouse cluster the schema lives on (see migrate --cluster): start-up and migrate apply its DDL, ON CLUSTER"`
 }
 
 // DemoConfig tunes the built-in demo feed.
@@ -128,6 +130,13 @@ func (c *Config) Validate() []error {
 	}
 	if u := c.ClickHouse.URL; u != "" && !strings.HasPrefix(u, "clickhouse://") {
 		errs = append(errs, fmt.Errorf("clickhouse.url: %q must start with clickhouse://", u))
+	}
+	if cl := c.ClickHouse.Cluster; cl != "" {
+		if err := clickhouse.ValidClusterName(cl); err != nil {
+			errs = append(errs, fmt.Errorf("clickhouse.cluster: %w", err))
+		} else if c.ClickHouse.URL == "" {
+			errs = append(errs, fmt.Errorf("clickhouse.cluster: %q needs clickhouse.url (embedded chDB is one node)", cl))
+		}
 	}
 	if c.Models != "" {
 		// The whole file, not only its existence: the engine reads it only

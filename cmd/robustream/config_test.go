@@ -105,6 +105,10 @@ func TestDryRunChecksDurationsAndCounts(t *testing.T) {
 	f([]string{"--kafka-partitions=1025"}, "kafka.partitions: 1025 is out of range 1..1024")
 	f([]string{"--kafka-partitions=1024"})
 
+	f([]string{"--clickhouse-cluster", "analytics"}, "clickhouse.cluster: \"analytics\" needs clickhouse.url")
+	f([]string{"--clickhouse-cluster", "my-cluster", "--clickhouse", "clickhouse://h:9000"}, "clickhouse.cluster: invalid cluster name")
+	f([]string{"--clickhouse-cluster", "analytics", "--clickhouse", "clickhouse://h:9000"})
+
 	f(conf("sql:\n  timeout: 0s\n"), "sql.timeout: 0s is out of range 1s..1h")
 	f(conf("sql:\n  timeout: -1s\n"), "sql.timeout: -1s is out of range")
 	f(conf("sql:\n  timeout: 2h\n"), "sql.timeout: 2h0m0s is out of range")

@@ -49,6 +49,7 @@ type engine struct {
 	fanout         *fanout.Stage
 	questions      *question.Stage
 	infer          *reader.Stage
+	perturb        *perturb.Stage // for the coverage's skip reasons
 	windowsExposed bool
 	// cleanup runs last in close (a benchmark's temporary data dir).
 	cleanup        []func()
@@ -67,6 +68,7 @@ func (e *engine) exposeSkipped(st *perturb.Stage) {
 		return // a stage built again (bench) keeps the first one's series
 	}
 	e.skippedExposed = true
+	e.perturb = st
 	kinds := st.Skipped()
 	for kind := range kinds {
 		e.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -185,7 +187,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 		if e.ch, err = openClickHouse(ctx, cfg); err != nil {
 			return nil, err
 		}
-		if err := clickhouse.Migrate(ctx, e.ch, log); err != nil {
+		if err := clickhouse.MigrateOn(ctx, e.ch, cfg.ClickHouse.Cluster, log); err != nil {
 			return nil, err
 		}
 		if e.ch.Kind() == "chdb" {

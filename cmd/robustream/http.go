@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"net/url"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -574,7 +577,10 @@ type coverageKind struct {
 	Kind     string `json:"kind"`
 	Variants int64  `json:"variants"`
 	Skipped  int64  `json:"skipped"`
-	Reason   string `json:"reason,omitempty"`
+	// Reasons count the skips by why (when this process runs perturb);
+	// Reason says it in a sentence.
+	Reasons map[string]int64 `json:"reasons,omitempty"`
+	Reason  string           `json:"reason,omitempty"`
 }
 
 // coverage: which kinds ran (variants stored, outcomes per model) and which
@@ -639,18 +645,49 @@ GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
 			}
 		}
 	}
+	var reasons map[string]map[string]int64
+	if s.e.perturb != nil {
+		reasons = s.e.perturb.SkipReasons()
+	}
 	for _, k := range kinds {
-		switch {
-		case k.Skipped > 0 && k.Variants == 0:
-			k.Reason = "never made: the kind is unavailable here (a missing resource such as WordNet, or no generator LLM); the engine log says which"
-		case k.Skipped > 0:
-			k.Reason = "partly skipped: no eligible word, or the answer would leak or survive"
+		if k.Skipped == 0 {
+			continue
+		}
+		k.Reasons = reasons[k.Kind]
+		why := "the kind is unavailable here (a missing resource such as WordNet, or no generator LLM); the engine log says which"
+		if k.Variants > 0 {
+			why = "no eligible word, or the answer would leak or survive"
+		}
+		if len(k.Reasons) > 0 {
+			why = countedReasons(k.Reasons)
+		}
+		if k.Variants == 0 {
+			k.Reason = "never made: " + why
+		} else {
+			k.Reason = "partly skipped: " + why
 		}
 	}
 	if kinds == nil {
 		kinds = []*coverageKind{}
 	}
 	s.writeJSON(w, map[string]any{"kinds": kinds, "outcomes": outcomes, "updated_at": time.Now().UTC()}, nil)
+}
+
+// countedReasons renders skip reasons, the most frequent first:
+// "no eligible word to perturb (12), … (3)".
+func countedReasons(rs map[string]int64) string {
+	keys := slices.Collect(maps.Keys(rs))
+	sort.Slice(keys, func(i, j int) bool {
+		if rs[keys[i]] != rs[keys[j]] {
+			return rs[keys[i]] > rs[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s (%d)", k, rs[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // healthStage is one stage of /api/health, from the engine's counters.

@@ -17,7 +17,7 @@ import (
 	"github.com/robustream/robustream/streams"
 )
 
-var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "log.level", "log.format", "http_token_env"}
+var sqlKeys = []string{"data_dir", "clickhouse.url", "clickhouse.chdb_lib", "clickhouse.cluster", "log.level", "log.format", "http_token_env"}
 
 // querier runs read-only SQL: through a running engine's HTTP API when one
 // holds the data directory, else by opening the configured ClickHouse.
@@ -126,10 +126,13 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer unlockDataDir()
 	defer ch.Close()
-	if err := clickhouse.Migrate(ctx, ch, newLogger(cfg.Log)); err != nil {
+	if err := clickhouse.MigrateOn(ctx, ch, cfg.ClickHouse.Cluster, newLogger(cfg.Log)); err != nil {
 		return err
 	}
 	v, _ := ch.ServerVersion(ctx)
+	if cfg.ClickHouse.Cluster != "" {
+		v += ", cluster " + cfg.ClickHouse.Cluster
+	}
 	fmt.Fprintf(stdout, "schema is up to date (%s %s)\n", ch.Kind(), v)
 	return nil
 }

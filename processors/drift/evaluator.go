@@ -23,6 +23,8 @@ type Evaluator struct {
 	q      Querier
 	log    *slog.Logger
 	states map[string]seriesState
+	// sent is when each series' alert was last emitted (repeats included).
+	sent   map[string]time.Time
 	loaded bool
 	now    func() time.Time
 }
@@ -43,7 +45,7 @@ func New(c Config, q Querier) (*Evaluator, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Evaluator{cfg: c, q: q, log: log, states: map[string]seriesState{}, now: now}, nil
+	return &Evaluator{cfg: c, q: q, log: log, states: map[string]seriesState{}, sent: map[string]time.Time{}, now: now}, nil
 }
 
 // Name implements streams.Source.
@@ -89,8 +91,12 @@ func (e *Evaluator) Step(ctx context.Context, now time.Time, emit func(context.C
 		}
 	}
 	alerts, err := e.Evaluate(ctx, now)
-	if err != nil || len(alerts) == 0 {
+	if err != nil {
 		return err
+	}
+	alerts = append(alerts, e.repeats(now, alerts)...)
+	if len(alerts) == 0 {
+		return nil
 	}
 	recs := make([]streams.Record, len(alerts))
 	for i := range alerts {
@@ -115,20 +121,23 @@ func (e *Evaluator) Step(ctx context.Context, now time.Time, emit func(context.C
 func (e *Evaluator) Load(ctx context.Context) error {
 	out, err := e.q.Query(ctx, `SELECT series, argMax(state, produced_at), argMax(alert_id, produced_at),
     toUnixTimestamp(argMax(fired_at, produced_at)), toUnixTimestamp(argMax(resolved_at, produced_at)),
-    argMax(baseline, produced_at)
+    argMax(baseline, produced_at), argMax(recent, produced_at), argMax(p_value, produced_at)
 FROM robustream.alerts WHERE rule = `+quote(Rule)+` GROUP BY series`, "TabSeparated")
 	if err != nil {
 		return fmt.Errorf("cannot read the alerts' states: %w", err)
 	}
 	states := map[string]seriesState{}
 	for _, f := range tsvRows(out) {
-		if len(f) != 6 {
-			return fmt.Errorf("alerts row has %d fields, want 6", len(f))
+		if len(f) != 8 {
+			return fmt.Errorf("alerts row has %d fields, want 8", len(f))
 		}
 		fired, _ := strconv.ParseInt(f[3], 10, 64)
 		resolved, _ := strconv.ParseInt(f[4], 10, 64)
 		base, _ := strconv.ParseFloat(f[5], 64)
-		s := seriesState{State: f[1], AlertID: f[2], FiredAt: time.Unix(fired, 0).UTC(), Changed: time.Unix(fired, 0).UTC(), Baseline: base}
+		recent, _ := strconv.ParseFloat(f[6], 64)
+		p, _ := strconv.ParseFloat(f[7], 64)
+		s := seriesState{State: f[1], AlertID: f[2], FiredAt: time.Unix(fired, 0).UTC(), Changed: time.Unix(fired, 0).UTC(),
+			Baseline: base, Recent: recent, PValue: p}
 		if s.State == Resolved {
 			s.Changed = time.Unix(resolved, 0).UTC()
 		}
@@ -150,10 +159,8 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 	}
 	// The tested series form one family for the BH adjustment.
 	type tested struct {
-		k    seriesKey
-		c    *counts
-		p    float64
-		test string
+		k   seriesKey
+		cmp comparison
 	}
 	var ts []tested
 	// A firing series whose baseline is all incident (it fired longer ago
@@ -161,19 +168,20 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 	// from, on its recent window alone.
 	var alone []tested
 	for k, c := range all {
-		if c.baseN < float64(e.cfg.MinSamples) || c.recentN < float64(e.cfg.MinSamples) {
+		cmp := c.compare()
+		if cmp.baseN < float64(e.cfg.MinSamples) || cmp.recentN < float64(e.cfg.MinSamples) {
 			if st := e.states[k.String()]; st.State == Firing && c.recentN >= float64(e.cfg.MinSamples) {
-				alone = append(alone, tested{k: k, c: c, p: 1, test: "none"})
+				alone = append(alone, tested{k: k, cmp: comparison{baseN: c.baseN, recentN: c.recentN, baseline: st.Baseline,
+					recent: rate(c.recentX, c.recentN), p: 1, test: "none"}})
 			}
 			continue
 		}
-		p, test := Test(c.baseX, c.baseN, c.recentX, c.recentN)
-		ts = append(ts, tested{k, c, p, test})
+		ts = append(ts, tested{k: k, cmp: cmp})
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i].k.String() < ts[j].k.String() })
 	ps := make([]float64, len(ts))
 	for i, t := range ts {
-		ps[i] = t.p
+		ps[i] = t.cmp.p
 	}
 	qs := BenjaminiHochberg(ps)
 	sort.Slice(alone, func(i, j int) bool { return alone[i].k.String() < alone[j].k.String() })
@@ -183,10 +191,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 	firing := map[seriesKey]verdict{} // firing after this evaluation
 	for i, t := range ts {
 		prev := e.states[t.k.String()]
-		if i < len(qs) {
-			verdicts[i] = verdict{tested: true, baseline: rate(t.c.baseX, t.c.baseN), recent: rate(t.c.recentX, t.c.recentN), q: qs[i]}
-		} else {
-			verdicts[i] = verdict{tested: true, baseline: prev.Baseline, recent: rate(t.c.recentX, t.c.recentN), q: 1}
+		verdicts[i] = verdict{tested: true, baseline: t.cmp.baseline, recent: t.cmp.recent, q: 1, against: true}
+		if i < len(qs) { // tested, not judged against the rate it fell from
+			verdicts[i].q, verdicts[i].against = qs[i], false
 		}
 		moves[i] = next(prev, verdicts[i], e.cfg, now)
 		if moves[i] == Firing || (prev.State == Firing && moves[i] != Resolved) {
@@ -238,18 +245,51 @@ func (e *Evaluator) Evaluate(ctx context.Context, now time.Time) ([]schemas.Aler
 			}
 			a := e.alert(t.k, Firing, v, now, now, time.Time{})
 			a.Summary = fmt.Sprintf("%s dropped from %.3f to %.3f (n %.0f → %.0f; %s test, p %.3g, BH-adjusted %.3g). Around it: %s.",
-				series, v.baseline, v.recent, t.c.baseN, t.c.recentN, t.test, t.p, v.q, ctxNote)
+				series, v.baseline, v.recent, t.cmp.baseN, t.cmp.recentN, t.cmp.test, t.cmp.p, v.q, ctxNote)
 			out = append(out, a)
 		case Resolved:
 			a := e.alert(t.k, Resolved, v, now, prev.FiredAt, now)
 			a.AlertID = prev.AlertID
 			a.Summary = fmt.Sprintf("%s recovered: %.3f against a baseline of %.3f (n %.0f → %.0f).",
-				series, v.recent, v.baseline, t.c.baseN, t.c.recentN)
+				series, v.recent, v.baseline, t.cmp.baseN, t.cmp.recentN)
 			out = append(out, a)
 		}
 	}
 	e.log.Debug("drift evaluated", "series", len(all), "tested", len(ts), "changes", len(out))
 	return out, nil
+}
+
+// Resend is how often a firing alert is sent again, marked Repeat, for the
+// receivers that expire an alert nobody refreshes: Alertmanager resolves
+// an alert on its own once its endsAt, or resolve_timeout (5 minutes by
+// default), has passed. Prometheus refreshes its alerts as often.
+const Resend = time.Minute
+
+// repeats are the firing alerts not sent for Resend, except those changing
+// in this evaluation (changes), sent again unchanged.
+func (e *Evaluator) repeats(now time.Time, changes []schemas.Alert) []schemas.Alert {
+	changed := map[string]bool{}
+	for _, a := range changes {
+		changed[a.Series] = true
+	}
+	var out []schemas.Alert
+	for series, st := range e.states {
+		if st.State != Firing || changed[series] || now.Sub(e.sent[series]) < Resend {
+			continue
+		}
+		k, ok := parseSeries(series)
+		if !ok {
+			continue
+		}
+		a := e.alert(k, Firing, verdict{baseline: st.Baseline, recent: st.Recent, q: st.PValue}, now, st.FiredAt, time.Time{})
+		a.AlertID, a.Repeat = st.AlertID, true
+		a.Summary = fmt.Sprintf("%s still firing since %s: %.3f against a baseline of %.3f.",
+			series, st.FiredAt.Format(time.RFC3339), st.Recent, st.Baseline)
+		schemas.Stamp(&a, schemas.ID(a.AlertID, "repeat", strconv.FormatInt(now.Unix(), 10)))
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Series < out[j].Series })
+	return out
 }
 
 // incident is a span of evaluation time during which an alert of a model's
@@ -354,7 +394,12 @@ func (e *Evaluator) alert(k seriesKey, state string, v verdict, now, fired, reso
 // Commit records the states of alerts once they are durable.
 func (e *Evaluator) Commit(alerts []schemas.Alert) {
 	for _, a := range alerts {
-		s := seriesState{State: a.State, AlertID: a.AlertID, FiredAt: a.FiredAt, Changed: a.ProducedAt, Baseline: a.Baseline}
+		e.sent[a.Series] = a.ProducedAt
+		if a.Repeat {
+			continue
+		}
+		s := seriesState{State: a.State, AlertID: a.AlertID, FiredAt: a.FiredAt, Changed: a.ProducedAt,
+			Baseline: a.Baseline, Recent: a.Recent, PValue: a.PValue}
 		e.states[a.Series] = s
 	}
 }

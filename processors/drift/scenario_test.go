@@ -116,8 +116,21 @@ func (r *receivers) count(kind string) int {
 
 var offset int64
 
-// step evaluates at now and returns the emitted messages.
+// step evaluates at now and returns the emitted state changes; the
+// repeats of firing alerts (for Alertmanager) are left out.
 func step(t *testing.T, ev *drift.Evaluator, now time.Time) []streams.Message {
+	t.Helper()
+	var changes []streams.Message
+	for _, m := range stepAll(t, ev, now) {
+		if !decode(t, m).Repeat {
+			changes = append(changes, m)
+		}
+	}
+	return changes
+}
+
+// stepAll evaluates at now and returns every emitted message.
+func stepAll(t *testing.T, ev *drift.Evaluator, now time.Time) []streams.Message {
 	t.Helper()
 	var msgs []streams.Message
 	err := ev.Step(context.Background(), now, func(_ context.Context, recs ...streams.Record) error {
@@ -224,9 +237,22 @@ func TestScenarioOneModelDrops(t *testing.T) {
 
 	// A restart: a new evaluator loads the firing state from the alerts
 	// table and does not fire again.
+	// It sends the firing alert again, marked a repeat, so Alertmanager
+	// keeps it firing: at once after the restart, then once a minute.
 	ev, _ = drift.New(scenarioConfig(), ch)
-	if msgs := step(t, ev, now.Add(5*time.Minute)); len(msgs) != 0 {
-		t.Fatalf("restarted evaluator re-fired: %s", msgs[0].Value)
+	msgs = stepAll(t, ev, now.Add(5*time.Minute))
+	if len(msgs) != 1 {
+		t.Fatalf("restarted evaluator: %d alerts, want the repeat alone", len(msgs))
+	}
+	if r := decode(t, msgs[0]); !r.Repeat || r.State != drift.Firing || r.AlertID != a.AlertID || r.Series != series ||
+		!r.FiredAt.Equal(a.FiredAt) || r.Baseline != a.Baseline || r.Recent != a.Recent {
+		t.Fatalf("repeat %+v of %+v", r, a)
+	}
+	if msgs := stepAll(t, ev, now.Add(5*time.Minute+30*time.Second)); len(msgs) != 0 {
+		t.Fatalf("a repeat within a minute: %s", msgs[0].Value)
+	}
+	if msgs := stepAll(t, ev, now.Add(6*time.Minute)); len(msgs) != 1 || !decode(t, msgs[0]).Repeat {
+		t.Fatalf("%d alerts a minute later, want the repeat", len(msgs))
 	}
 
 	// The model recovers: from 7h on, model-a answers as before.

@@ -57,6 +57,79 @@ func (k seriesKey) labels() map[string]string {
 // sum of their values (the successes, for 0/1 verdicts).
 type counts struct {
 	baseN, baseX, recentN, recentX float64
+	// strata are the same counts per question pattern (single, chain,
+	// star…), for a comparison of like with like (compare).
+	strata map[string]*stratum
+}
+
+// stratum is one question pattern's counts in the two windows.
+type stratum struct {
+	baseN, baseX, recentN, recentX float64
+}
+
+func (c *counts) add(pattern string, recent bool, n, x float64) {
+	if c.strata == nil {
+		c.strata = map[string]*stratum{}
+	}
+	s := c.strata[pattern]
+	if s == nil {
+		s = &stratum{}
+		c.strata[pattern] = s
+	}
+	if recent {
+		c.recentN, c.recentX, s.recentN, s.recentX = c.recentN+n, c.recentX+x, s.recentN+n, s.recentX+x
+	} else {
+		c.baseN, c.baseX, s.baseN, s.baseX = c.baseN+n, c.baseX+x, s.baseN+n, s.baseX+x
+	}
+}
+
+// comparison is a series' two windows compared like with like.
+type comparison struct {
+	baseN, recentN   float64 // outcomes compared: of the patterns both windows have
+	baseline, recent float64 // rates; the baseline reweighted to the recent mix of patterns
+	p                float64
+	test             string
+}
+
+// compare compares the windows within each question pattern. The mix of
+// questions shifts as the knowledge graph grows (new documents make star
+// and chain questions about older ones, harder than single-hop ones), and
+// a shift alone would read as a drop of every model. So only patterns
+// asked in both windows are compared; the baseline is the rate the
+// baseline window would have on the recent window's mix of patterns
+// (direct standardization), and with more than one pattern the p-value is
+// the Cochran–Mantel–Haenszel test's over the patterns. With one pattern
+// it is Test's.
+func (c *counts) compare() comparison {
+	var out comparison
+	var both []*stratum
+	for _, s := range c.strata {
+		if s.baseN > 0 && s.recentN > 0 {
+			both = append(both, s)
+			out.baseN += s.baseN
+			out.recentN += s.recentN
+		}
+	}
+	if len(both) == 0 {
+		return comparison{p: 1, test: "none"}
+	}
+	var bx, rx float64
+	for _, s := range both {
+		bx += s.recentN * s.baseX / s.baseN
+		rx += s.recentX
+	}
+	out.baseline, out.recent = rate(bx, out.recentN), rate(rx, out.recentN)
+	if len(both) == 1 {
+		s := both[0]
+		out.p, out.test = Test(s.baseX, s.baseN, s.recentX, s.recentN)
+		return out
+	}
+	tables := make([][4]float64, len(both))
+	for i, s := range both {
+		tables[i] = [4]float64{s.baseX, s.baseN, s.recentX, s.recentN}
+	}
+	out.p, out.test = MantelHaenszel(tables), "cmh"
+	return out
 }
 
 // windows are the edges of one evaluation, rounded down to the rollup's
@@ -85,10 +158,10 @@ func readCounts(ctx context.Context, q Querier, w windows, skip []incident) (map
 			quote(in.model), quote(in.family), in.from.Unix(), in.to.Unix(), w.recentStart.Unix())
 	}
 	query := fmt.Sprintf(`SELECT model_id, toString(family), metric, axis, kind, domain,
-    bucket >= toDateTime(%d) AS recent, sum(n), sum(value_sum)
+    bucket >= toDateTime(%d) AS recent, sum(n), sum(value_sum), pattern
 FROM robustream.robustness_5m
 WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d)%s
-GROUP BY model_id, family, metric, axis, kind, domain, recent`,
+GROUP BY model_id, family, metric, axis, kind, domain, recent, pattern`,
 		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix(), exclude)
 	out, err := q.Query(ctx, query, "TabSeparated")
 	if err != nil {
@@ -98,8 +171,8 @@ GROUP BY model_id, family, metric, axis, kind, domain, recent`,
 	pooled := map[seriesKey]*counts{}
 	domains := map[seriesKey]map[string]bool{}
 	for _, f := range tsvRows(out) {
-		if len(f) != 9 {
-			return nil, fmt.Errorf("rollup row has %d fields, want 9", len(f))
+		if len(f) != 10 {
+			return nil, fmt.Errorf("rollup row has %d fields, want 10", len(f))
 		}
 		n, err1 := strconv.ParseFloat(f[7], 64)
 		x, err2 := strconv.ParseFloat(f[8], 64)
@@ -122,13 +195,7 @@ GROUP BY model_id, family, metric, axis, kind, domain, recent`,
 				c = &counts{}
 				m.m[m.k] = c
 			}
-			if f[6] == "1" {
-				c.recentN += n
-				c.recentX += x
-			} else {
-				c.baseN += n
-				c.baseX += x
-			}
+			c.add(f[9], f[6] == "1", n, x)
 		}
 	}
 	for k, c := range perDomain {

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"math"
 	"time"
 )
 
@@ -19,8 +20,9 @@ type seriesState struct {
 	AlertID string
 	FiredAt time.Time
 	Changed time.Time
-	// Baseline is the rate the series fell from when it fired.
-	Baseline float64
+	// Baseline is the rate the series fell from when it fired; Recent and
+	// PValue are the firing alert's.
+	Baseline, Recent, PValue float64
 }
 
 // verdict is one series' comparison in one evaluation.
@@ -29,6 +31,9 @@ type verdict struct {
 	baseline float64
 	recent   float64
 	q        float64 // BH-adjusted p-value
+	// against says the baseline is the rate the series fell from, not a
+	// window: there was no test, and q means nothing.
+	against bool
 }
 
 func (v verdict) drop() float64 { return v.baseline - v.recent }
@@ -37,18 +42,21 @@ func (v verdict) drop() float64 { return v.baseline - v.recent }
 //
 // Fire when the drop is significant after the BH adjustment (q ≤ alpha) and
 // at least max_drop: significance alone would alert on tiny drops of huge
-// series, size alone on noise of small ones. Resolve, with hysteresis, only
-// once the drop is below half of max_drop on a tested window, so a series
-// hovering at the threshold does not flap; an untested window (too few
-// outcomes) changes nothing. After a resolution the series may fire again
-// only when cooldown has passed.
+// series, size alone on noise of small ones. Resolve, with hysteresis on
+// both, once the drop is below half of max_drop, or no longer significant
+// even at ten times alpha (q > 10·alpha, at most 0.5): a series hovering
+// at either threshold does not flap, and a recovered model whose windows
+// differ by what sampling alone gives (a few points at a few hundred
+// outcomes) resolves. An untested window (too few outcomes) changes
+// nothing. After a resolution the series may fire again only when
+// cooldown has passed.
 func next(prev seriesState, v verdict, c Config, now time.Time) string {
 	if !v.tested {
 		return ""
 	}
 	switch prev.State {
 	case Firing:
-		if v.drop() < c.MaxDrop/2 {
+		if v.drop() < c.MaxDrop/2 || (!v.against && v.q > math.Min(0.5, 10*c.Alpha)) {
 			return Resolved
 		}
 	default:

@@ -32,12 +32,17 @@ func TestNextHysteresisAndCooldown(t *testing.T) {
 	f(none, verdict{baseline: 0.9, recent: 0.1, q: 0}, t0, "")
 	firing := seriesState{State: Firing, FiredAt: t0, Changed: t0}
 	f(firing, verdict{baseline: 0.9, recent: 0.9, q: 1}, t0.Add(time.Hour), "")
-	// Firing stays firing while the drop is above half of max_drop, even
-	// when no longer significant (hysteresis).
-	f(firing, v(0.9, 0.83, 0.5), t0.Add(time.Minute), "")
+	// Firing stays firing while the drop is above half of max_drop and
+	// significant at ten times alpha (hysteresis on both).
+	f(firing, v(0.9, 0.83, 0.09), t0.Add(time.Minute), "")
 	f(firing, v(0.9, 0.7, 0.001), t0.Add(time.Minute), "")
-	// And resolves below half of it.
-	f(firing, v(0.9, 0.86, 0.5), t0.Add(time.Minute), Resolved)
+	// And resolves below half of it, or when no longer significant at 0.1.
+	f(firing, v(0.9, 0.86, 0.001), t0.Add(time.Minute), Resolved)
+	f(firing, v(0.9, 0.83, 0.11), t0.Add(time.Minute), Resolved)
+	// Against the rate it fell from (no baseline window left), only the
+	// size of the drop counts.
+	f(firing, verdict{tested: true, baseline: 0.9, recent: 0.5, q: 1, against: true}, t0.Add(time.Minute), "")
+	f(firing, verdict{tested: true, baseline: 0.9, recent: 0.88, q: 1, against: true}, t0.Add(time.Minute), Resolved)
 	// Cool-down: within 30 minutes of the resolution it may not fire again.
 	resolved := seriesState{State: Resolved, FiredAt: t0, Changed: t0.Add(time.Hour)}
 	f(resolved, v(0.9, 0.5, 1e-9), t0.Add(time.Hour+29*time.Minute), "")

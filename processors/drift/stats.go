@@ -81,6 +81,34 @@ func Test(x1, n1, x2, n2 float64) (p float64, test string) {
 	return ZTest(x1, n1, x2, n2), "z"
 }
 
+// MantelHaenszel is the two-sided Cochran–Mantel–Haenszel test of one
+// proportion in two windows across strata, with the continuity
+// correction: each table is {x1, n1, x2, n2}, x1 successes of n1 trials in
+// the first window and x2 of n2 in the second. With a the first window's
+// successes of a stratum, E and V its mean and variance given the
+// stratum's margins (hypergeometric),
+//
+//	chi² = (|Σ(a − E)| − ½)² / ΣV
+//
+// on one degree of freedom. It returns 1 when no stratum has variance.
+func MantelHaenszel(tables [][4]float64) float64 {
+	var dev, v float64
+	for _, t := range tables {
+		x1, n1, x2, n2 := t[0], t[1], t[2], t[3]
+		n, m := n1+n2, x1+x2
+		if n1 <= 0 || n2 <= 0 || n < 2 {
+			continue
+		}
+		dev += x1 - n1*m/n
+		v += n1 * n2 * m * (n - m) / (n * n * (n - 1))
+	}
+	if v <= 0 {
+		return 1
+	}
+	d := math.Max(0, math.Abs(dev)-0.5)
+	return math.Erfc(d / math.Sqrt(v) / math.Sqrt2)
+}
+
 // BenjaminiHochberg returns the BH-adjusted p-values (q-values) of ps, in
 // the order of ps: q(i) = min over j ≥ i of p(j)·m/j for the ascending
 // order, capped at 1. Rejecting every q ≤ α keeps the expected share of

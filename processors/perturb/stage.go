@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -48,6 +50,7 @@ type Stage struct {
 
 	mu      sync.Mutex
 	skipped map[string]*atomic.Int64
+	reasons map[string]map[string]int64 // kind → skipReason → count, under mu
 	warned  map[string]bool
 }
 
@@ -78,6 +81,7 @@ func NewStage(cfg Config) (*Stage, error) {
 		maxCross:  cfg.MaxCrossCells,
 		log:       cfg.Logger,
 		skipped:   make(map[string]*atomic.Int64),
+		reasons:   make(map[string]map[string]int64),
 		warned:    make(map[string]bool),
 	}
 	for _, k := range cfg.Kinds {
@@ -119,6 +123,39 @@ func (s *Stage) Skipped() map[string]int64 {
 		out[k] = c.Load()
 	}
 	return out
+}
+
+// SkipReasons returns, per kind, why its variants could not be made and how
+// often, since the stage started: "no eligible word to perturb", "the
+// perturbation leaks the answer into the query", "perturbation kind
+// unavailable: no WordNet dictionary configured"… (skipReason).
+func (s *Stage) SkipReasons() map[string]map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]map[string]int64, len(s.reasons))
+	for kind, rs := range s.reasons {
+		out[kind] = maps.Clone(rs)
+	}
+	return out
+}
+
+// skipReason names why a variant could not be made, from a small fixed set
+// (a label, not a message): the errors of the kinds, and "other".
+func skipReason(err error) string {
+	for _, known := range []error{ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	switch {
+	case errors.Is(err, errNoGenerator):
+		return errNoGenerator.Error()
+	case errors.Is(err, ErrUnavailable) && strings.Contains(strings.ToLower(err.Error()), "wordnet"):
+		return ErrUnavailable.Error() + ": the WordNet dictionary is missing"
+	case errors.Is(err, ErrUnavailable):
+		return ErrUnavailable.Error()
+	}
+	return "other"
 }
 
 // Process implements streams.Processor. A payload that is not a valid
@@ -226,12 +263,16 @@ func newVariant(q *schemas.Question, axis, kind, query string, contexts []string
 // is unavailable, says so in the log: degrading is fine, silently is not.
 func (s *Stage) skip(kind string, err error) {
 	s.skipped[kind].Add(1)
-	if !errors.Is(err, ErrUnavailable) {
-		return
-	}
+	reason := skipReason(err)
 	s.mu.Lock()
-	first := !s.warned[kind]
-	s.warned[kind] = true
+	if s.reasons[kind] == nil {
+		s.reasons[kind] = map[string]int64{}
+	}
+	s.reasons[kind][reason]++
+	first := errors.Is(err, ErrUnavailable) && !s.warned[kind]
+	if first {
+		s.warned[kind] = true
+	}
 	s.mu.Unlock()
 	if first {
 		s.log.Warn("perturbation kind unavailable; its variants are skipped", "stage", StageName, "kind", kind, "err", err)

@@ -170,6 +170,18 @@ func TestStageSkips(t *testing.T) {
 	if got := st.Skipped(); !maps.Equal(got, want) {
 		t.Errorf("Skipped() = %v, want %v", got, want)
 	}
+	// And why: no dictionary in the empty directory; nothing left once the
+	// answer's only sentence is removed.
+	reasons := st.SkipReasons()
+	if got := reasons[KindWordNet]; len(got) != 1 || got["perturbation kind unavailable: the WordNet dictionary is missing"] != 1 {
+		t.Errorf("wordnet skip reasons %v", got)
+	}
+	if got := reasons[KindAnswerRemoved]; len(got) != 1 || got[ErrEmptyContext.Error()] != 1 {
+		t.Errorf("answer_removed skip reasons %v", got)
+	}
+	if len(reasons) != 2 {
+		t.Errorf("skip reasons of %d kinds: %v", len(reasons), reasons)
+	}
 }
 
 func TestStageBadInput(t *testing.T) {

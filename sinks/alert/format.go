@@ -92,8 +92,8 @@ type amAlert struct {
 }
 
 // alertmanagerAlert maps an alert: its labels identify it (Alertmanager
-// groups and deduplicates on them), so a resolution is the same labels
-// with endsAt set.
+// groups and deduplicates on them), so a refresh or a resolution is the
+// same labels with a later endsAt.
 func alertmanagerAlert(dashboard string, a *schemas.Alert) amAlert {
 	labels := map[string]string{"alertname": a.Rule, "series": a.Series, "severity": "warning"}
 	keys := make([]string, 0, len(a.Labels))
@@ -116,9 +116,17 @@ func alertmanagerAlert(dashboard string, a *schemas.Alert) amAlert {
 		StartsAt:     a.FiredAt,
 		GeneratorURL: dashboard,
 	}
+	end := a.ProducedAt.Add(alertmanagerHold)
 	if a.State == "resolved" {
-		end := a.ResolvedAt
-		out.EndsAt = &end
+		end = a.ResolvedAt
 	}
+	out.EndsAt = &end
 	return out
 }
+
+// alertmanagerHold is how long past its sending a firing alert stays firing
+// in Alertmanager (its endsAt): four times the drift evaluator's resend
+// interval (processors/drift Resend), as Prometheus does, so that one
+// missed refresh changes nothing while an engine that stopped lets its
+// alerts expire instead of firing forever.
+const alertmanagerHold = 4 * time.Minute

@@ -52,7 +52,9 @@ func (s *Sink) Name() string { return StageName }
 func (s *Sink) Close() error { return nil }
 
 // Write implements streams.Sink. Receivers are notified in parallel, the
-// alerts of a batch in order. Delivery is at-least-once: a batch retried
+// alerts of a batch in order. A repeat of a firing alert (Alert.Repeat) goes
+// to Alertmanager receivers only, and one they miss is not dead-lettered:
+// the next comes a minute later. Delivery is at-least-once: a batch retried
 // after a crash is sent again, and receivers deduplicate on alert_id and
 // state (Alertmanager on the labels).
 func (s *Sink) Write(ctx context.Context, batch []streams.Message) error {
@@ -78,12 +80,16 @@ func (s *Sink) Write(ctx context.Context, batch []streams.Message) error {
 		go func() {
 			defer wg.Done()
 			for i, a := range alerts {
-				if a == nil {
+				if a == nil || (a.Repeat && r.Kind != Alertmanager) {
 					continue
 				}
 				if err := s.deliver(ctx, r, a); err != nil {
 					if ctx.Err() != nil {
 						return
+					}
+					if a.Repeat { // the next one comes within a minute
+						s.log.Warn("alert receiver missed a refresh of a firing alert", "receiver", r.Name, "series", a.Series, "err", err)
+						continue
 					}
 					s.log.Error("alert receiver gave up; dead-lettering the alert", "receiver", r.Name, "kind", r.Kind, "series", a.Series, "state", a.State, "err", err)
 					fail(i, fmt.Errorf("receiver %s: %w", r.Name, err))

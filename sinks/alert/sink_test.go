@@ -66,8 +66,14 @@ func sampleAlert(state string) streams.Message {
 		Baseline: 0.9, Recent: 0.5, PValue: 1e-6, FiredAt: fired,
 		Labels:  map[string]string{"model_id": "m1", "family": "rare", "metric": "query", "axis": "query", "kind": "char", "domain": "*"},
 		Summary: "m1 dropped. Around it: new model ids in the recent window: m1"}
-	if state == "resolved" {
+	a.ProducedAt = fired // the evaluation's time
+	switch state {
+	case "resolved":
 		a.ResolvedAt = fired.Add(time.Hour)
+		a.ProducedAt = a.ResolvedAt
+	case "repeat":
+		a.State, a.Repeat = "firing", true
+		a.ProducedAt = fired.Add(time.Minute)
 	}
 	schemas.Stamp(a, schemas.ID(a.AlertID, state))
 	b, _ := json.Marshal(a)
@@ -149,7 +155,8 @@ func TestReceiverFormats(t *testing.T) {
 	}
 	json.Unmarshal(got[0], &ams)
 	if len(ams) != 1 || ams[0].Labels["alertname"] != "robustness_drop" || ams[0].Labels["model_id"] != "m1" ||
-		ams[0].Labels["series"] != "m1|rare|query|query/char|*" || ams[0].EndsAt != nil ||
+		ams[0].Labels["series"] != "m1|rare|query|query/char|*" || ams[0].EndsAt == nil ||
+		!ams[0].EndsAt.Equal(time.Date(2026, 3, 1, 12, 4, 0, 0, time.UTC)) || // expires unless refreshed
 		!ams[0].StartsAt.Equal(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) ||
 		ams[0].GeneratorURL != "http://127.0.0.1:8080/#alerts" || ams[0].Annotations["summary"] == "" {
 		t.Errorf("alertmanager firing: %s", got[0])
@@ -157,6 +164,41 @@ func TestReceiverFormats(t *testing.T) {
 	json.Unmarshal(got[1], &ams)
 	if ams[0].EndsAt == nil || !ams[0].EndsAt.Equal(time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC)) {
 		t.Errorf("alertmanager resolution has no endsAt: %s", got[1])
+	}
+}
+
+// TestRepeatsRefreshAlertmanagerOnly: a firing alert sent again (a repeat)
+// reaches Alertmanager, with endsAt four minutes past the repeat, and not
+// the webhook or Slack; a repeat Alertmanager fails is not dead-lettered.
+func TestRepeatsRefreshAlertmanagerOnly(t *testing.T) {
+	hook, slack, am := newRecorder(t), newRecorder(t), newRecorder(t)
+	s, err := alert.New(alert.Config{Receivers: []alert.Receiver{
+		{Name: "hook", Kind: alert.Webhook, URL: hook.srv.URL},
+		{Name: "slack", Kind: alert.Slack, URL: slack.srv.URL},
+		{Name: "am", Kind: alert.Alertmanager, URL: am.srv.URL},
+	}, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(context.Background(), []streams.Message{sampleAlert("repeat")}); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := len(hook.received()), len(slack.received()); n != 0 || m != 0 {
+		t.Errorf("the repeat reached the webhook %d times and Slack %d times", n, m)
+	}
+	got := am.received()
+	var ams []struct {
+		EndsAt *time.Time `json:"endsAt"`
+	}
+	if len(got) != 1 || json.Unmarshal(got[0], &ams) != nil || len(ams) != 1 || ams[0].EndsAt == nil ||
+		!ams[0].EndsAt.Equal(time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC)) {
+		t.Fatalf("alertmanager got %q", got)
+	}
+	am.mu.Lock()
+	am.failures = 10
+	am.mu.Unlock()
+	if err := s.Write(context.Background(), []streams.Message{sampleAlert("repeat")}); err != nil {
+		t.Errorf("a missed refresh failed the batch: %v", err)
 	}
 }
 

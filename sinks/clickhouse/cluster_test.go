@@ -277,3 +277,69 @@ func TestClusterDDLParses(t *testing.T) {
 		}
 	}
 }
+
+// recordingEngine records the statements a migration runs; the rest of
+// Engine is not used by MigrateOn.
+type recordingEngine struct {
+	Engine
+	version string
+	stmts   []string
+}
+
+func (r *recordingEngine) ServerVersion(context.Context) (string, error) { return r.version, nil }
+func (r *recordingEngine) Kind() string                                   { return "server" }
+func (r *recordingEngine) Exec(_ context.Context, q string) error {
+	r.stmts = append(r.stmts, q)
+	return nil
+}
+
+// TestMigrateOnCluster: with a cluster, the start-up migration runs the
+// cluster DDL, every statement ON CLUSTER and none altering a Distributed
+// table, gated on the server's version as the single-node DDL is; without
+// one, the single-node DDL.
+func TestMigrateOnCluster(t *testing.T) {
+	for _, version := range []string{"18.16.1", "24.3.1"} {
+		single, cluster := &recordingEngine{version: version}, &recordingEngine{version: version}
+		if err := MigrateOn(context.Background(), single, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := MigrateOn(context.Background(), cluster, "analytics", nil); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		cms, err := ClusterMigrations("analytics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gated := false
+		for _, m := range cms {
+			if (schemas.Migration{MinVersion: m.MinVersion}).AppliesTo(version) {
+				want += len(m.Statements)
+			} else {
+				gated = true
+			}
+		}
+		if len(cluster.stmts) != want || want == 0 {
+			t.Errorf("%s: %d cluster statements run, want %d", version, len(cluster.stmts), want)
+		}
+		if version == "18.16.1" && !gated {
+			t.Error("no file is gated on 18.16: the check of the gate proves nothing")
+		}
+		for _, s := range cluster.stmts {
+			if !strings.Contains(s, " ON CLUSTER analytics") {
+				t.Errorf("%s: not ON CLUSTER: %.120s", version, s)
+			}
+			if strings.HasPrefix(s, "ALTER TABLE") && !strings.Contains(strings.SplitN(s, " ON CLUSTER", 2)[0], LocalSuffix) {
+				t.Errorf("%s: alters a Distributed table: %.120s", version, s)
+			}
+		}
+		for _, s := range single.stmts {
+			if strings.Contains(s, "ON CLUSTER") {
+				t.Errorf("%s: single-node DDL runs ON CLUSTER: %.120s", version, s)
+			}
+		}
+	}
+	if err := MigrateOn(context.Background(), &recordingEngine{version: "24.3.1"}, "bad name", nil); err == nil {
+		t.Error("an invalid cluster name was accepted")
+	}
+}

@@ -15,6 +15,16 @@ import (
 // version (NNN_name.min-X.Y.sql) are skipped, with a log line, on older
 // engines.
 func Migrate(ctx context.Context, e Engine, log *slog.Logger) error {
+	return MigrateOn(ctx, e, "", log)
+}
+
+// MigrateOn is Migrate for the schema of a ClickHouse cluster when cluster
+// is not "": the cluster DDL (ClusterMigrations: ON CLUSTER, shard-local
+// replicated tables under Distributed ones), idempotent as well. A process
+// connected to one node of a cluster must apply that, never the
+// single-node DDL, which would fail on the Distributed tables (an ALTER …
+// MODIFY SETTING) or put single-node objects on one node.
+func MigrateOn(ctx context.Context, e Engine, cluster string, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -22,7 +32,16 @@ func Migrate(ctx context.Context, e Engine, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("cannot read engine version: %w", err)
 	}
-	ms, err := schemas.Migrations()
+	var ms []schemas.Migration
+	if cluster == "" {
+		ms, err = schemas.Migrations()
+	} else {
+		var cms []ClusterMigration
+		cms, err = ClusterMigrations(cluster)
+		for _, c := range cms {
+			ms = append(ms, schemas.Migration{Name: c.Name, MinVersion: c.MinVersion, Statements: c.Statements})
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("cannot read DDL: %w", err)
 	}
@@ -39,6 +58,6 @@ func Migrate(ctx context.Context, e Engine, log *slog.Logger) error {
 			applied++
 		}
 	}
-	log.Debug("ClickHouse schema migrated", "engine", e.Kind(), "version", version, "statements", applied)
+	log.Debug("ClickHouse schema migrated", "engine", e.Kind(), "version", version, "cluster", cluster, "statements", applied)
 	return nil
 }

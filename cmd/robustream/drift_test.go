@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/processors/drift"
+	"github.com/robustream/robustream/processors/provider/simserver"
+	"github.com/robustream/robustream/sinks/alert"
+	"github.com/robustream/robustream/sources/demo"
+)
+
+// fakeClock is the engine's clock in the drift scenario: it stands still
+// until the test moves it, so that an hour of evaluations takes seconds.
+type fakeClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
+}
+
+func (c *fakeClock) Set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = at
+}
+
+// hookReceivers are real HTTP receivers, one per payload format, that keep
+// every notification they get.
+type hookReceivers struct {
+	mu  sync.Mutex
+	got map[string][][]byte
+	url map[string]string
+}
+
+func startReceivers(t *testing.T) *hookReceivers {
+	t.Helper()
+	r := &hookReceivers{got: map[string][][]byte{}, url: map[string]string{}}
+	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			b, _ := io.ReadAll(req.Body)
+			r.mu.Lock()
+			r.got[kind] = append(r.got[kind], b)
+			r.mu.Unlock()
+		}))
+		t.Cleanup(srv.Close)
+		r.url[kind] = srv.URL
+	}
+	return r
+}
+
+func (r *hookReceivers) bodies(kind string) [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.got[kind]...)
+}
+
+// webhookAlert is the part of the generic webhook's payload the scenario
+// reads.
+type webhookAlert struct {
+	AlertID   string            `json:"alert_id"`
+	Series    string            `json:"series"`
+	State     string            `json:"state"`
+	Labels    map[string]string `json:"labels"`
+	Baseline  float64           `json:"baseline"`
+	Recent    float64           `json:"recent"`
+	PValue    float64           `json:"p_value"`
+	Summary   string            `json:"summary"`
+	Dashboard string            `json:"dashboard_url"`
+}
+
+// writePeriod writes the demo world's documents of one period into dir as
+// Markdown files dated by their front matter.
+func writePeriod(t *testing.T, dir string, period int) {
+	t.Helper()
+	for i, d := range demo.Generate(7, period) {
+		text := fmt.Sprintf("---\npublished_at: %s\n---\n%s\n", d.PublishedAt.Format(time.DateOnly), d.Text)
+		name := filepath.Join(dir, fmt.Sprintf("p%d-%02d.md", period, i))
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// postSQL runs a read-only query through the engine's /api/sql.
+func postSQL(base, query string) (string, error) {
+	status, body, err := httpPost(base+"/api/sql", query)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("status %d: %s", status, body)
+	}
+	return body, err
+}
+
+// settle waits until both scenario models have the same number of
+// outcomes, more than after, unchanged for eight seconds (the dir source
+// polls every five), and returns it.
+func settle(t *testing.T, base string, after int64, within time.Duration) int64 {
+	t.Helper()
+	var last string
+	stable := 0
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(time.Second) {
+		body, err := postSQL(base, "SELECT uniqExactIf(outcome_id, model_id = 'gpu-a'), uniqExactIf(outcome_id, model_id = 'gpu-b') FROM robustream.outcomes")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(body)
+		if len(f) != 2 || f[0] != f[1] {
+			stable, last = 0, body
+			continue
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		if n <= after || body != last {
+			stable, last = 0, body
+			continue
+		}
+		if stable++; stable >= 8 {
+			return n
+		}
+	}
+	t.Fatalf("the outcomes did not settle above %d within %s (last %q)", after, within, last)
+	return 0
+}
+
+// outcomeMix is the scenario models' clean accuracy per evaluation time
+// and question pattern, for a failure's message.
+func outcomeMix(base string) string {
+	mix, err := postSQL(base, `SELECT model_id, evaluated_at, pattern, count(), round(avg(value), 3) FROM robustream.outcomes
+WHERE model_id IN ('gpu-a', 'gpu-b') AND axis = 'original' GROUP BY ALL ORDER BY ALL`)
+	if err != nil {
+		return err.Error()
+	}
+	return mix
+}
+
+// alertRows are the alerts table's rows, one line each: series, state.
+func alertRows(t *testing.T, base string) string {
+	t.Helper()
+	body, err := postSQL(base, "SELECT series, state FROM robustream.alerts FINAL WHERE rule = 'robustness_drop' ORDER BY series")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// waitNotified waits until every receiver has n notifications, and says
+// whether they did within the time given.
+func waitNotified(t *testing.T, rec *hookReceivers, n int, within time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		done := true
+		for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
+			if len(rec.bodies(kind)) < n {
+				done = false
+			}
+		}
+		if done {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("receivers got %d webhook, %d slack, %d alertmanager notifications within %s, want %d each",
+				len(rec.bodies(alert.Webhook)), len(rec.bodies(alert.Slack)), len(rec.bodies(alert.Alertmanager)), within, n)
+			return false
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// driftScenario runs the engine of this process (embedded Kafka and chDB,
+// the dashboard on a free port) over a folder of documents, with two models
+// on OpenAI-compatible test servers, gpu-a and gpu-b, and the three kinds
+// of receivers, on a clock the test moves:
+//
+//   - at T (three hours ago), two periods of documents: the baseline;
+//   - at T+60m gpu-a starts refusing, and a third period arrives: exactly
+//     one alert fires, for gpu-a's clean accuracy (the series its every
+//     other drop follows from, named in it), and reaches the three
+//     receivers; onFiring runs then, with the dashboard's address and the
+//     alert;
+//   - at T+120m gpu-a answers again and a fourth period arrives: the alert
+//     resolves, and nothing else ever fires (not for gpu-b, evaluated over
+//     the same documents, nor for gpu-a's series the refusals had lifted).
+//
+// The drift windows are 10 minutes against 6 hours, evaluated every second.
+func driftScenario(t *testing.T, data string, onFiring func(base string, fired webhookAlert)) {
+	t0 := time.Now().UTC().Truncate(5 * time.Minute).Add(-3 * time.Hour)
+	fc := &fakeClock{at: t0}
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = fc.Now
+
+	sims := map[string]*simserver.Server{}
+	for i, id := range []string{"gpu-a", "gpu-b"} {
+		sim, err := simserver.Start(simserver.Config{MaxNumSeqs: 32, PrefillPerToken: time.Microsecond, DecodePerToken: 50 * time.Microsecond,
+			OutputTokens: func(*rand.Rand) int { return 8 }, Seed: uint64(i + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		sims[id] = sim
+	}
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.yaml")
+	yaml := "models:\n  - {id: builtin:lexical, kind: builtin}\n"
+	for _, id := range []string{"gpu-a", "gpu-b"} {
+		yaml += fmt.Sprintf("  - {id: %s, kind: openai, base_url: %q, model: %s, timeout: 5s}\n", id, sims[id].BaseURL(), simserver.DefaultModel)
+	}
+	rec := startReceivers(t)
+	config := filepath.Join(dir, "robustream.yaml")
+	// Without WordNet (an empty dictionary directory), so that the
+	// dashboard's coverage shows a kind skipped and why.
+	cfg := fmt.Sprintf(`stages:
+  perturb:
+    wordnet_dir: %q
+alerts:
+  interval: 1s
+  recent_window: 10m
+  baseline_window: 6h
+  min_samples: 30
+  alpha: 0.01
+  max_drop: 0.1
+  cooldown: 30m
+  receivers:
+    - {name: hook, kind: webhook, url: %q}
+    - {name: chat, kind: slack, url: %q}
+    - {name: am, kind: alertmanager, url: %q}
+`, t.TempDir(), rec.url[alert.Webhook], rec.url[alert.Slack], rec.url[alert.Alertmanager])
+	for p, text := range map[string]string{models: yaml, config: cfg} {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	corpus := filepath.Join(dir, "corpus")
+	if err := os.Mkdir(corpus, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writePeriod(t, corpus, 0)
+	writePeriod(t, corpus, 1)
+
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	base := "http://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdRun(ctx, []string{"--data-dir", data, "--http", addr, "--source", "dir:" + corpus, "--models", models,
+			"--config", config, "--log-level", "error"}, &out)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the engine ended with %v\n%s", err, tail(out.String(), 2000))
+			}
+		case <-time.After(time.Minute):
+			t.Error("the engine did not stop within a minute")
+		}
+	}()
+	waitListening(t, addr, time.Minute)
+
+	// The baseline.
+	n := settle(t, base, 0, 3*time.Minute)
+	t.Logf("T: %d outcomes per model", n)
+	if rows := alertRows(t, base); rows != "" {
+		t.Fatalf("alerts before any change:\n%s", rows)
+	}
+
+	// gpu-a starts refusing.
+	fc.Set(t0.Add(60 * time.Minute))
+	if err := sims["gpu-a"].SetFaults(simserver.Faults{Refusal: 1}); err != nil {
+		t.Fatal(err)
+	}
+	writePeriod(t, corpus, 2)
+	n = settle(t, base, n, 3*time.Minute)
+	t.Logf("T+60m: %d outcomes per model", n)
+	if !waitNotified(t, rec, 1, 30*time.Second) {
+		t.Fatalf("no alert\n%s", outcomeMix(base))
+	}
+	time.Sleep(3 * time.Second) // three more evaluations: nothing more fires
+	const series = "gpu-a|rare|f|original/original|*"
+	if rows, want := alertRows(t, base), series+"\tfiring\n"; rows != want {
+		detail, _ := postSQL(base, "SELECT series, state, baseline, recent, p_value FROM robustream.alerts FINAL ORDER BY series")
+		detail += "\n" + outcomeMix(base)
+		t.Fatalf("alerts while gpu-a refuses:\n%s\nwant\n%s\n%s", rows, want, detail)
+	}
+	fired := checkFormats(t, rec, 1, series, drift.Firing)
+	t.Logf("fired: %s", fired.Summary)
+	if fired.Recent > 0.05 || fired.Baseline < 0.3 || fired.PValue > 1e-6 {
+		t.Errorf("fired with baseline %.3f, recent %.3f, p %.3g", fired.Baseline, fired.Recent, fired.PValue)
+	}
+	for _, want := range []string{"it explains", "gpu-a|rare|f|query/char|*", "a new period of documents"} {
+		if !strings.Contains(fired.Summary, want) {
+			t.Errorf("the summary does not say %q: %s", want, fired.Summary)
+		}
+	}
+	if strings.Contains(fired.Summary, "gpu-b") {
+		t.Errorf("the summary names gpu-b: %s", fired.Summary)
+	}
+	if fired.Dashboard != base+"/" {
+		t.Errorf("dashboard link %q, want %q", fired.Dashboard, base+"/")
+	}
+	if onFiring != nil {
+		onFiring(base, fired)
+	}
+
+	// gpu-a recovers.
+	fc.Set(t0.Add(120 * time.Minute))
+	if err := sims["gpu-a"].SetFaults(simserver.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	writePeriod(t, corpus, 3)
+	n = settle(t, base, n, 3*time.Minute)
+	t.Logf("T+120m: %d outcomes per model", n)
+	if !waitNotified(t, rec, 2, 30*time.Second) {
+		t.Fatalf("no resolution\n%s", outcomeMix(base))
+	}
+	time.Sleep(3 * time.Second)
+	if rows, want := alertRows(t, base), series+"\tresolved\n"; rows != want {
+		t.Fatalf("alerts after the recovery:\n%s\nwant\n%s\n%s", rows, want, outcomeMix(base))
+	}
+	resolved := checkFormats(t, rec, 2, series, drift.Resolved)
+	if resolved.AlertID != fired.AlertID {
+		t.Errorf("resolution of alert %s, fired %s", resolved.AlertID, fired.AlertID)
+	}
+	t.Logf("resolved: %s", resolved.Summary)
+}
+
+// checkFormats checks that the webhook and Slack receivers got exactly n
+// notifications and Alertmanager at least n (it also gets the firing
+// alert's refreshes), the last about series in state, each in its own
+// format, and returns the webhook's.
+func checkFormats(t *testing.T, rec *hookReceivers, n int, series, state string) webhookAlert {
+	t.Helper()
+	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
+		if got := len(rec.bodies(kind)); got != n && !(kind == alert.Alertmanager && got > n) {
+			t.Errorf("%s receiver: %d notifications, want %d", kind, got, n)
+		}
+	}
+	hook := rec.bodies(alert.Webhook)
+	var w webhookAlert
+	if err := json.Unmarshal(hook[len(hook)-1], &w); err != nil {
+		t.Fatalf("webhook payload %s: %v", hook[len(hook)-1], err)
+	}
+	if w.Series != series || w.State != state || w.AlertID == "" || w.Labels["model_id"] != "gpu-a" {
+		t.Errorf("webhook payload %s", hook[len(hook)-1])
+	}
+	slack := rec.bodies(alert.Slack)
+	var s struct {
+		Text   string `json:"text"`
+		Blocks []any  `json:"blocks"`
+	}
+	if err := json.Unmarshal(slack[len(slack)-1], &s); err != nil || !strings.Contains(s.Text, "gpu-a") || len(s.Blocks) == 0 {
+		t.Errorf("slack payload %s (%v)", slack[len(slack)-1], err)
+	}
+	am := rec.bodies(alert.Alertmanager)
+	var as []struct {
+		Labels   map[string]string `json:"labels"`
+		StartsAt time.Time         `json:"startsAt"`
+		EndsAt   *time.Time        `json:"endsAt"`
+	}
+	// A firing alert ends four minutes after it was sent unless refreshed;
+	// a resolution ends when it resolved.
+	if err := json.Unmarshal(am[len(am)-1], &as); err != nil || len(as) != 1 || as[0].Labels["model_id"] != "gpu-a" ||
+		as[0].Labels["axis"] != "original" || as[0].EndsAt == nil || !as[0].EndsAt.After(as[0].StartsAt) {
+		t.Errorf("alertmanager payload %s (%v)", am[len(am)-1], err)
+	}
+	return w
+}
+
+// TestDriftScenario: see driftScenario; the dashboard is checked while the
+// alert fires (checkDashboardPage, in Chromium when installed).
+func TestDriftScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline for minutes")
+	}
+	data := t.TempDir()
+	robustream(t, "migrate", "--data-dir", data)
+	seedDashboard(t, data, time.Now())
+	driftScenario(t, data, func(base string, fired webhookAlert) {
+		t.Run("dashboard", func(t *testing.T) { checkDashboardPage(t, base, fired.AlertID) })
+	})
+}
