@@ -287,7 +287,7 @@ type recordingEngine struct {
 }
 
 func (r *recordingEngine) ServerVersion(context.Context) (string, error) { return r.version, nil }
-func (r *recordingEngine) Kind() string                                   { return "server" }
+func (r *recordingEngine) Kind() string                                  { return "server" }
 func (r *recordingEngine) Exec(_ context.Context, q string) error {
 	r.stmts = append(r.stmts, q)
 	return nil
