@@ -188,7 +188,8 @@ func waitNotified(t *testing.T, rec *hookReceivers, n int, within time.Duration)
 // of receivers, on a clock the test moves:
 //
 //   - at T (three hours ago), two periods of documents: the baseline;
-//   - at T+60m gpu-a starts refusing, and a third period arrives: exactly
+//   - at T+60m gpu-a's entry in models.yaml changes (its timeout), gpu-a
+//     starts refusing, and a third period arrives: exactly
 //     one alert fires, for gpu-a's clean accuracy (the series its every
 //     other drop follows from, named in it), and reaches the three
 //     receivers; onFiring runs then, with the dashboard's address and the
@@ -216,9 +217,16 @@ func driftScenario(t *testing.T, data string, onFiring func(base string, fired w
 	}
 	dir := t.TempDir()
 	models := filepath.Join(dir, "models.yaml")
-	yaml := "models:\n  - {id: builtin:lexical, kind: builtin}\n"
-	for _, id := range []string{"gpu-a", "gpu-b"} {
-		yaml += fmt.Sprintf("  - {id: %s, kind: openai, base_url: %q, model: %s, timeout: 5s}\n", id, sims[id].BaseURL(), simserver.DefaultModel)
+	modelsYAML := func(timeoutA string) string {
+		yaml := "models:\n  - {id: builtin:lexical, kind: builtin}\n"
+		for _, id := range []string{"gpu-a", "gpu-b"} {
+			timeout := "5s"
+			if id == "gpu-a" {
+				timeout = timeoutA
+			}
+			yaml += fmt.Sprintf("  - {id: %s, kind: openai, base_url: %q, model: %s, timeout: %s}\n", id, sims[id].BaseURL(), simserver.DefaultModel, timeout)
+		}
+		return yaml
 	}
 	rec := startReceivers(t)
 	config := filepath.Join(dir, "robustream.yaml")
@@ -240,7 +248,7 @@ alerts:
     - {name: chat, kind: slack, url: %q}
     - {name: am, kind: alertmanager, url: %q}
 `, t.TempDir(), rec.url[alert.Webhook], rec.url[alert.Slack], rec.url[alert.Alertmanager])
-	for p, text := range map[string]string{models: yaml, config: cfg} {
+	for p, text := range map[string]string{models: modelsYAML("5s"), config: cfg} {
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -281,8 +289,19 @@ alerts:
 		t.Fatalf("alerts before any change:\n%s", rows)
 	}
 
-	// gpu-a starts refusing.
+	// gpu-a's entry in models.yaml changes, and gpu-a starts refusing.
 	fc.Set(t0.Add(60 * time.Minute))
+	if err := os.WriteFile(models, []byte(modelsYAML("6s")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		if n, _ := postSQL(base, "SELECT uniqExact(revision) FROM robustream.model_revisions WHERE model_id = 'gpu-a'"); strings.TrimSpace(n) == "2" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the engine did not record gpu-a's new revision of models.yaml within 30s")
+		}
+	}
 	if err := sims["gpu-a"].SetFaults(simserver.Faults{Refusal: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +323,7 @@ alerts:
 	if fired.Recent > 0.05 || fired.Baseline < 0.3 || fired.PValue > 1e-6 {
 		t.Errorf("fired with baseline %.3f, recent %.3f, p %.3g", fired.Baseline, fired.Recent, fired.PValue)
 	}
-	for _, want := range []string{"it explains", "gpu-a|rare|f|query/char|*", "a new period of documents"} {
+	for _, want := range []string{"it explains", "gpu-a|rare|f|query/char|*", "a new period of documents", "the entry of gpu-a in models.yaml changed at"} {
 		if !strings.Contains(fired.Summary, want) {
 			t.Errorf("the summary does not say %q: %s", want, fired.Summary)
 		}

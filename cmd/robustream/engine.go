@@ -203,6 +203,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 		if !e.ch.SupportsDedup() {
 			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
 		}
+		e.recordRevisions(ctx, e.models)
 	}
 	ok = true
 	return e, nil

@@ -166,6 +166,7 @@ func (e *engine) watchModels(ctx context.Context, path string, every time.Durati
 		if e.infer != nil {
 			e.infer.SetModels(set.byID)
 		}
+		e.recordRevisions(ctx, set)
 		e.log.Info("models.yaml reloaded", "path", path, "models", strings.Join(set.ids(), ","))
 	}
 }

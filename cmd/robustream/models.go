@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +18,15 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/robustream/robustream/processors/provider"
+	"github.com/robustream/robustream/schemas"
 )
 
 // modelSet is the set of models under test.
 type modelSet struct {
 	byID map[string]provider.Model
+	// revisions identify each model's entry as decoded (revisionOf); the
+	// built-in readers, without one, are "builtin".
+	revisions map[string]string
 	// generator and embedder are the optional services of models.yaml's
 	// top-level generator: and embedder: (nil when absent).
 	generator provider.Generator
@@ -231,6 +237,53 @@ func yamlKeys(v any) []string {
 	return keys
 }
 
+// revisionOf identifies a model's entry: a hash of its kind and its fields
+// as decoded, so a change of endpoint, model name, parameters or limits is
+// a new revision and a reformatted file is not. An entry names the
+// environment variable of a secret, never its value, so no secret is
+// hashed.
+func revisionOf(kind string, entry any) string {
+	b, err := json.Marshal(entry)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", entry))
+	}
+	return schemas.ID("model", kind, string(b))[:12]
+}
+
+// revision is model id's revision in m ("builtin" for a built-in reader).
+func (m modelSet) revision(id string) string {
+	if r, ok := m.revisions[id]; ok {
+		return r
+	}
+	return "builtin"
+}
+
+// recordRevisions stores the revision of every model of set in
+// robustream.model_revisions, stamped with the engine's clock, for the
+// drift evaluator to say that a model changed around a drop. It is
+// best-effort: a failure is logged, evaluation goes on.
+func (e *engine) recordRevisions(ctx context.Context, set modelSet) {
+	if e.ch == nil {
+		return
+	}
+	at := clock().UTC().Unix()
+	var rows []string
+	for _, id := range set.ids() {
+		rows = append(rows, fmt.Sprintf("(%s, %s, toDateTime(%d))", sqlString(id), sqlString(set.revision(id)), at))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	if err := e.ch.Exec(ctx, "INSERT INTO robustream.model_revisions (model_id, revision, seen_at) VALUES "+strings.Join(rows, ", ")); err != nil {
+		e.log.Warn("cannot record the models' revisions; alerts will not say when a model changed", "err", err)
+	}
+}
+
+// sqlString renders s as a ClickHouse string literal.
+func sqlString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
 // loadModels reads models.yaml, or returns the built-in readers.
 func loadModels(path string) (modelSet, error) {
 	set, errs := readModels(path)
@@ -301,7 +354,7 @@ func readModels(path string) (modelSet, []error) {
 			keyKinds[key] = append(keyKinds[key], k.name)
 		}
 	}
-	set := modelSet{byID: map[string]provider.Model{}}
+	set := modelSet{byID: map[string]provider.Model{}, revisions: map[string]string{}}
 	firstAt := map[string]int{} // id → index of the entry that declared it first
 	for i, n := range f.Models {
 		at := fmt.Sprintf("models[%d]", i)
@@ -380,6 +433,7 @@ func readModels(path string) (modelSet, []error) {
 			continue
 		}
 		set.byID[id] = m
+		set.revisions[id] = revisionOf(kind.name, e)
 	}
 	if len(errs) > 0 {
 		return modelSet{}, errs

@@ -47,7 +47,7 @@ func engine(t *testing.T) clickhouse.Engine {
 		}
 		t.Fatal(chErr)
 	}
-	for _, tbl := range []string{"outcomes", "robustness_5m", "robustness_1h", "robustness_1d", "alerts"} {
+	for _, tbl := range []string{"outcomes", "robustness_5m", "robustness_1h", "robustness_1d", "alerts", "model_revisions"} {
 		exec(t, chEng, "TRUNCATE TABLE robustream."+tbl)
 	}
 	return chEng
@@ -305,6 +305,11 @@ func TestScenarioCauseHoldsItsSymptoms(t *testing.T) {
 		series(d, "model-c", "query", "qwerty", 0.7, 0)
 		series(d, "model-c", "document", "answer_removed", 0.3, 0.9) // refusing is right here
 	}
+	// model-c's entry in models.yaml changed as it started failing (an
+	// engine restart before re-recorded the same revision).
+	exec(t, ch, fmt.Sprintf(`INSERT INTO robustream.model_revisions (model_id, revision, seen_at) VALUES
+    ('model-c', 'r1', toDateTime(%d)), ('model-c', 'r1', toDateTime(%d)), ('model-c', 'r2', toDateTime(%d)),
+    ('model-d', 'd1', toDateTime(%d))`, t0.AddDate(0, 0, -1).Unix(), t0.Unix(), after.Unix(), t0.Unix()))
 	series("finance", "model-d", "original", "original", 0.9, 0.75)
 	series("finance", "model-d", "query", "char", 0.8, 0.4)   // 0.4 down: 0.25 more than the original
 	series("finance", "model-d", "query", "qwerty", 0.8, 0.6) // 0.2 down: with the original
@@ -342,6 +347,12 @@ func TestScenarioCauseHoldsItsSymptoms(t *testing.T) {
 	}
 	if contains(c, "answer_removed") {
 		t.Errorf("model-c's summary names a series that rose: %s", c)
+	}
+	if want := "the entry of model-c in models.yaml changed at 2026-03-01 06:00 (revision r1 → r2)"; !contains(c, want) {
+		t.Errorf("model-c's summary does not say %q: %s", want, c)
+	}
+	if d := got[want[1]].Summary; contains(d, "models.yaml changed") {
+		t.Errorf("model-d's summary says its entry changed: %s", d)
 	}
 	if d := got[want[1]].Summary; !contains(d, "it explains 1 more series") || !contains(d, "query/qwerty") || contains(d, "query/char") {
 		t.Errorf("model-d's original holds back qwerty only: %s", d)

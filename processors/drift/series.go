@@ -233,6 +233,32 @@ func tsvUnescape(s string) string {
 	return tsvUnescaper.Replace(s)
 }
 
+// revisionChanges says when model's entry in models.yaml changed since the
+// baseline window began, from robustream.model_revisions (the engine
+// records the revision in use at start and at every reload): each change
+// of revision between consecutive records, in time order.
+func revisionChanges(ctx context.Context, q Querier, model string, w windows) ([]string, error) {
+	out, err := q.Query(ctx, fmt.Sprintf(`SELECT revision, toUnixTimestamp(seen_at) FROM robustream.model_revisions
+WHERE model_id = %s AND seen_at <= toDateTime(%d) ORDER BY seen_at, revision`, quote(model), w.end.Unix()), "TabSeparated")
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the models' revisions: %w", err)
+	}
+	var notes []string
+	prev := ""
+	for _, r := range tsvRows(out) {
+		if len(r) != 2 {
+			continue
+		}
+		at, _ := strconv.ParseInt(r[1], 10, 64)
+		if prev != "" && r[0] != prev && at > w.baseStart.Unix() {
+			notes = append(notes, fmt.Sprintf("the entry of %s in models.yaml changed at %s (revision %s → %s)",
+				model, time.Unix(at, 0).UTC().Format("2006-01-02 15:04"), prev, r[0]))
+		}
+		prev = r[0]
+	}
+	return notes, nil
+}
+
 // quote renders s as a ClickHouse string literal.
 func quote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
@@ -285,8 +311,13 @@ ORDER BY model_id`, rs, end, bs, rs)
 	if len(models) > 0 {
 		notes = append(notes, "new model ids in the recent window: "+strings.Join(models, ", ")+" (a model added or changed)")
 	}
+	changes, err := revisionChanges(ctx, q, k.Model, w)
+	if err != nil {
+		return "", err
+	}
+	notes = append(notes, changes...)
 	if len(notes) == 0 {
-		return "no new period of documents and no new model in the recent window", nil
+		return "no new period of documents, no new model and no change of the model's entry in models.yaml", nil
 	}
 	return strings.Join(notes, "; "), nil
 }

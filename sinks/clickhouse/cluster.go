@@ -58,6 +58,7 @@ var clusterShardKeys = map[string]string{
 	"eval_results":         "cityHash64(question_id)",
 	"outcomes":             "cityHash64(question_id)",
 	"alerts":               "cityHash64(alert_id)",
+	"model_revisions":      "cityHash64(model_id)",
 	"robustness_5m":        rollupShardKey,
 	"robustness_1h":        rollupShardKey,
 	"robustness_1d":        rollupShardKey,

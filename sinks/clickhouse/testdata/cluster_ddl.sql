@@ -636,6 +636,19 @@ FROM
     GROUP BY model_id, task_class
 );
 
+-- 060_model_revisions.sql
+CREATE TABLE IF NOT EXISTS robustream.model_revisions_local ON CLUSTER rs_cluster
+(
+    model_id String,
+    revision String,
+    seen_at  DateTime
+)
+ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/robustream/model_revisions_local', '{replica}')
+ORDER BY (model_id, seen_at);
+
+CREATE TABLE IF NOT EXISTS robustream.model_revisions ON CLUSTER rs_cluster AS robustream.model_revisions_local
+ENGINE = Distributed(rs_cluster, robustream, model_revisions_local, cityHash64(model_id));
+
 -- 100_dedup_window.min-22.2.sql (ClickHouse 22.2 or later)
 ALTER TABLE robustream.documents_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
