@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	"github.com/robustream/robustream/processors/drift"
 	"github.com/robustream/robustream/processors/provider/simserver"
 	"github.com/robustream/robustream/sinks/alert"
+	"github.com/robustream/robustream/sinks/alert/alerttest"
 	"github.com/robustream/robustream/sources/demo"
 )
 
@@ -39,36 +38,6 @@ func (c *fakeClock) Set(at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.at = at
-}
-
-// hookReceivers are real HTTP receivers, one per payload format, that keep
-// every notification they get.
-type hookReceivers struct {
-	mu  sync.Mutex
-	got map[string][][]byte
-	url map[string]string
-}
-
-func startReceivers(t *testing.T) *hookReceivers {
-	t.Helper()
-	r := &hookReceivers{got: map[string][][]byte{}, url: map[string]string{}}
-	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			b, _ := io.ReadAll(req.Body)
-			r.mu.Lock()
-			r.got[kind] = append(r.got[kind], b)
-			r.mu.Unlock()
-		}))
-		t.Cleanup(srv.Close)
-		r.url[kind] = srv.URL
-	}
-	return r
-}
-
-func (r *hookReceivers) bodies(kind string) [][]byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([][]byte(nil), r.got[kind]...)
 }
 
 // webhookAlert is the part of the generic webhook's payload the scenario
@@ -160,13 +129,13 @@ func alertRows(t *testing.T, base string) string {
 
 // waitNotified waits until every receiver has n notifications, and says
 // whether they did within the time given.
-func waitNotified(t *testing.T, rec *hookReceivers, n int, within time.Duration) bool {
+func waitNotified(t *testing.T, rec *alerttest.Receivers, n int, within time.Duration) bool {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		done := true
 		for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-			if len(rec.bodies(kind)) < n {
+			if len(rec.Bodies(kind)) < n {
 				done = false
 			}
 		}
@@ -175,7 +144,7 @@ func waitNotified(t *testing.T, rec *hookReceivers, n int, within time.Duration)
 		}
 		if time.Now().After(deadline) {
 			t.Errorf("receivers got %d webhook, %d slack, %d alertmanager notifications within %s, want %d each",
-				len(rec.bodies(alert.Webhook)), len(rec.bodies(alert.Slack)), len(rec.bodies(alert.Alertmanager)), within, n)
+				len(rec.Bodies(alert.Webhook)), len(rec.Bodies(alert.Slack)), len(rec.Bodies(alert.Alertmanager)), within, n)
 			return false
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -228,7 +197,7 @@ func driftScenario(t *testing.T, data string, onFiring func(base string, fired w
 		}
 		return yaml
 	}
-	rec := startReceivers(t)
+	rec := alerttest.Start(t)
 	config := filepath.Join(dir, "robustream.yaml")
 	// Without WordNet (an empty dictionary directory), so that the
 	// dashboard's coverage shows a kind skipped and why.
@@ -247,7 +216,7 @@ alerts:
     - {name: hook, kind: webhook, url: %q}
     - {name: chat, kind: slack, url: %q}
     - {name: am, kind: alertmanager, url: %q}
-`, t.TempDir(), rec.url[alert.Webhook], rec.url[alert.Slack], rec.url[alert.Alertmanager])
+`, t.TempDir(), rec.URL(alert.Webhook), rec.URL(alert.Slack), rec.URL(alert.Alertmanager))
 	for p, text := range map[string]string{models: modelsYAML("5s"), config: cfg} {
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
@@ -302,16 +271,23 @@ alerts:
 			t.Fatal("the engine did not record gpu-a's new revision of models.yaml within 30s")
 		}
 	}
-	if err := sims["gpu-a"].SetFaults(simserver.Faults{Refusal: 1}); err != nil {
-		t.Fatal(err)
+	// phase sets gpu-a's faults, feeds a period of documents, waits for its
+	// outcomes and for the receivers' notifications, then for three more
+	// evaluations, which must change nothing.
+	phase := func(name string, f simserver.Faults, period, notifications int) {
+		t.Helper()
+		if err := sims["gpu-a"].SetFaults(f); err != nil {
+			t.Fatal(err)
+		}
+		writePeriod(t, corpus, period)
+		n = settle(t, base, n, 3*time.Minute)
+		t.Logf("%s: %d outcomes per model", name, n)
+		if !waitNotified(t, rec, notifications, 30*time.Second) {
+			t.Fatalf("%s: no notification %d\n%s", name, notifications, outcomeMix(base))
+		}
+		time.Sleep(3 * time.Second)
 	}
-	writePeriod(t, corpus, 2)
-	n = settle(t, base, n, 3*time.Minute)
-	t.Logf("T+60m: %d outcomes per model", n)
-	if !waitNotified(t, rec, 1, 30*time.Second) {
-		t.Fatalf("no alert\n%s", outcomeMix(base))
-	}
-	time.Sleep(3 * time.Second) // three more evaluations: nothing more fires
+	phase("T+60m", simserver.Faults{Refusal: 1}, 2, 1)
 	const series = "gpu-a|rare|f|original/original|*"
 	if rows, want := alertRows(t, base), series+"\tfiring\n"; rows != want {
 		detail, _ := postSQL(base, "SELECT series, state, baseline, recent, p_value FROM robustream.alerts FINAL ORDER BY series")
@@ -340,16 +316,7 @@ alerts:
 
 	// gpu-a recovers.
 	fc.Set(t0.Add(120 * time.Minute))
-	if err := sims["gpu-a"].SetFaults(simserver.Faults{}); err != nil {
-		t.Fatal(err)
-	}
-	writePeriod(t, corpus, 3)
-	n = settle(t, base, n, 3*time.Minute)
-	t.Logf("T+120m: %d outcomes per model", n)
-	if !waitNotified(t, rec, 2, 30*time.Second) {
-		t.Fatalf("no resolution\n%s", outcomeMix(base))
-	}
-	time.Sleep(3 * time.Second)
+	phase("T+120m", simserver.Faults{}, 3, 2)
 	if rows, want := alertRows(t, base), series+"\tresolved\n"; rows != want {
 		t.Fatalf("alerts after the recovery:\n%s\nwant\n%s\n%s", rows, want, outcomeMix(base))
 	}
@@ -364,14 +331,14 @@ alerts:
 // notifications and Alertmanager at least n (it also gets the firing
 // alert's refreshes), the last about series in state, each in its own
 // format, and returns the webhook's.
-func checkFormats(t *testing.T, rec *hookReceivers, n int, series, state string) webhookAlert {
+func checkFormats(t *testing.T, rec *alerttest.Receivers, n int, series, state string) webhookAlert {
 	t.Helper()
 	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-		if got := len(rec.bodies(kind)); got != n && !(kind == alert.Alertmanager && got > n) {
+		if got := len(rec.Bodies(kind)); got != n && !(kind == alert.Alertmanager && got > n) {
 			t.Errorf("%s receiver: %d notifications, want %d", kind, got, n)
 		}
 	}
-	hook := rec.bodies(alert.Webhook)
+	hook := rec.Bodies(alert.Webhook)
 	var w webhookAlert
 	if err := json.Unmarshal(hook[len(hook)-1], &w); err != nil {
 		t.Fatalf("webhook payload %s: %v", hook[len(hook)-1], err)
@@ -379,7 +346,7 @@ func checkFormats(t *testing.T, rec *hookReceivers, n int, series, state string)
 	if w.Series != series || w.State != state || w.AlertID == "" || w.Labels["model_id"] != "gpu-a" {
 		t.Errorf("webhook payload %s", hook[len(hook)-1])
 	}
-	slack := rec.bodies(alert.Slack)
+	slack := rec.Bodies(alert.Slack)
 	var s struct {
 		Text   string `json:"text"`
 		Blocks []any  `json:"blocks"`
@@ -387,7 +354,7 @@ func checkFormats(t *testing.T, rec *hookReceivers, n int, series, state string)
 	if err := json.Unmarshal(slack[len(slack)-1], &s); err != nil || !strings.Contains(s.Text, "gpu-a") || len(s.Blocks) == 0 {
 		t.Errorf("slack payload %s (%v)", slack[len(slack)-1], err)
 	}
-	am := rec.bodies(alert.Alertmanager)
+	am := rec.Bodies(alert.Alertmanager)
 	var as []struct {
 		Labels   map[string]string `json:"labels"`
 		StartsAt time.Time         `json:"startsAt"`

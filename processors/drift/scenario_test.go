@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
@@ -16,6 +13,7 @@ import (
 	"github.com/robustream/robustream/processors/drift"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/sinks/alert"
+	"github.com/robustream/robustream/sinks/alert/alerttest"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -85,35 +83,6 @@ SELECT concat('%[1]s', '|', '%[2]s', '|', '%[4]s', '|', '%[10]s', '|', toString(
 FROM numbers(%[9]d)`, model, metric, axis, kind, from.Unix(), success, published.Unix(), int64(span/time.Second), n, domain))
 }
 
-// receivers are one real HTTP receiver of each kind.
-type receivers struct {
-	mu   sync.Mutex
-	got  map[string][][]byte
-	srvs []*httptest.Server
-}
-
-func newReceivers(t *testing.T) (*receivers, []alert.Receiver) {
-	r := &receivers{got: map[string][][]byte{}}
-	var rs []alert.Receiver
-	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			b, _ := io.ReadAll(req.Body)
-			r.mu.Lock()
-			r.got[kind] = append(r.got[kind], b)
-			r.mu.Unlock()
-		}))
-		t.Cleanup(srv.Close)
-		rs = append(rs, alert.Receiver{Name: kind + "-1", Kind: kind, URL: srv.URL})
-	}
-	return r, rs
-}
-
-func (r *receivers) count(kind string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.got[kind])
-}
-
 var offset int64
 
 // step evaluates at now and returns the emitted state changes; the
@@ -181,8 +150,8 @@ func TestScenarioOneModelDrops(t *testing.T) {
 	outcomes(t, ch, "model-a", "query", "query", "char", t0.Add(6*time.Hour), time.Hour, 200, 0.5, newDocs, false)
 	outcomes(t, ch, "model-b", "query", "query", "char", t0.Add(6*time.Hour), time.Hour, 200, 0.9, newDocs, false)
 
-	rec, rs := newReceivers(t)
-	notify, err := alert.New(alert.Config{Receivers: rs, DashboardURL: "http://127.0.0.1:8080/"})
+	rec := alerttest.Start(t)
+	notify, err := alert.New(alert.Config{Receivers: rec.List(), DashboardURL: "http://127.0.0.1:8080/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +199,7 @@ func TestScenarioOneModelDrops(t *testing.T) {
 	}
 	deliver(msgs)
 	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-		if n := rec.count(kind); n != 1 {
+		if n := rec.Count(kind); n != 1 {
 			t.Errorf("%s receiver got %d notifications, want 1", kind, n)
 		}
 	}
@@ -268,7 +237,7 @@ func TestScenarioOneModelDrops(t *testing.T) {
 	}
 	deliver(msgs)
 	for _, kind := range []string{alert.Webhook, alert.Slack, alert.Alertmanager} {
-		if n := rec.count(kind); n != 2 {
+		if n := rec.Count(kind); n != 2 {
 			t.Errorf("%s receiver got %d notifications, want 2 (firing, resolved)", kind, n)
 		}
 	}
