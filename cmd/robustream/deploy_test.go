@@ -313,14 +313,17 @@ func helmFuncs(tpl **template.Template) template.FuncMap {
 	}
 }
 
-// renderChart renders every template of the chart with its values.yaml and
-// returns the documents by file.
-func renderChart(t *testing.T) map[string][]map[string]any {
+// renderChart renders every template of the chart with its values.yaml,
+// changed by set when not nil, and returns the documents by file.
+func renderChart(t *testing.T, set func(values map[string]any)) map[string][]map[string]any {
 	dir := filepath.Join(deployDir, "helm", "robustream")
 	var chart map[string]any
 	readYAML(t, filepath.Join(dir, "Chart.yaml"), &chart)
 	var values map[string]any
 	readYAML(t, filepath.Join(dir, "values.yaml"), &values)
+	if set != nil {
+		set(values)
+	}
 	data := map[string]any{
 		"Values":  values,
 		"Release": map[string]any{"Name": "rs", "Namespace": "default"},
@@ -390,7 +393,7 @@ func yget(v any, path ...any) any {
 }
 
 func TestDeployHelm(t *testing.T) {
-	docs := renderChart(t)
+	docs := renderChart(t, nil)
 	inputs := map[string][]string{}
 	for _, s := range registry() {
 		inputs[s.name] = s.inputs
@@ -492,6 +495,33 @@ func TestDeployHelm(t *testing.T) {
 			t.Errorf("http.go serves no %s", p)
 		}
 	}
+}
+
+// TestDeployHelmCluster: with clickhouse.cluster set, the chart's
+// configuration names the cluster, and the engine accepts it.
+func TestDeployHelmCluster(t *testing.T) {
+	docs := renderChart(t, func(v map[string]any) { v["clickhouse"] = map[string]any{"cluster": "analytics"} })
+	if len(docs["configmap.yaml"]) != 1 {
+		t.Fatal("no ConfigMap")
+	}
+	cm := docs["configmap.yaml"][0]
+	var cfg struct {
+		ClickHouse struct{ Cluster string } `yaml:"clickhouse"`
+	}
+	conf := fmt.Sprint(yget(cm, "data", "robustream.yaml"))
+	if err := yaml.Unmarshal([]byte(conf), &cfg); err != nil || cfg.ClickHouse.Cluster != "analytics" {
+		t.Fatalf("robustream.yaml (%v) names cluster %q:\n%s", err, cfg.ClickHouse.Cluster, conf)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"robustream.yaml", "models.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(fmt.Sprint(yget(cm, "data", f))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deployDryRun(t, "the sinks with a cluster", map[string]string{"ROBUSTREAM_CONFIG": filepath.Join(dir, "robustream.yaml"),
+		"ROBUSTREAM_MODELS": filepath.Join(dir, "models.yaml"), "ROBUSTREAM_DATA_DIR": t.TempDir(),
+		"ROBUSTREAM_STAGES": "sinks", "ROBUSTREAM_API_TOKEN": "t",
+		"ROBUSTREAM_CLICKHOUSE_URL": "clickhouse://u:p@clickhouse:9000/robustream"})
 }
 
 // grafanaMacros expands the ClickHouse data source's macros the dashboard
