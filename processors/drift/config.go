@@ -23,7 +23,7 @@ type Config struct {
 	BaselineWindow time.Duration `yaml:"baseline_window" help:"the baseline window, just before the recent one (rounded to 5m)"`
 	MinSamples     int64         `yaml:"min_samples" help:"outcomes each window of a series needs before the series is tested"`
 	Alpha          float64       `yaml:"alpha" help:"false-discovery rate of one evaluation (Benjamini-Hochberg over the series tested together)"`
-	MaxDrop        float64       `yaml:"max_drop" help:"absolute drop of the robustness rate (0..1) a series must show to fire; it resolves below half of it, or once the drop is not significant at 10×alpha"`
+	MaxDrop        float64       `yaml:"max_drop" help:"absolute drop of the robustness rate (0..1) a series must show to fire; it resolves below half of it, or below it once not significant at 10×alpha"`
 	Cooldown       time.Duration `yaml:"cooldown" help:"after an alert of a series resolves, how long before it may fire again"`
 	// Logger receives the evaluator's logs; nil discards them.
 	Logger *slog.Logger `yaml:"-"`

@@ -10,8 +10,8 @@
 // alarms among one evaluation's alerts stays at alpha however many series
 // there are. A series fires when its adjusted p-value is ≤ alpha and its
 // rate dropped by at least max_drop; it resolves, with hysteresis, when the
-// drop is below half of max_drop or no longer significant at ten times
-// alpha; after a resolution it may fire again only
+// drop is below half of max_drop, or below max_drop and no longer
+// significant at ten times alpha; after a resolution it may fire again only
 // when cooldown has passed.
 //
 // One cause, one alert: a series about to fire is held back while a series

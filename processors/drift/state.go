@@ -43,11 +43,12 @@ func (v verdict) drop() float64 { return v.baseline - v.recent }
 // Fire when the drop is significant after the BH adjustment (q ≤ alpha) and
 // at least max_drop: significance alone would alert on tiny drops of huge
 // series, size alone on noise of small ones. Resolve, with hysteresis on
-// both, once the drop is below half of max_drop, or no longer significant
-// even at ten times alpha (q > 10·alpha, at most 0.5): a series hovering
-// at either threshold does not flap, and a recovered model whose windows
-// differ by what sampling alone gives (a few points at a few hundred
-// outcomes) resolves. An untested window (too few outcomes) changes
+// both, once the drop is below half of max_drop, or below max_drop and no
+// longer significant even at ten times alpha (q > 10·alpha, at most 0.5):
+// a series hovering at either threshold does not flap, a recovered model
+// whose windows differ by what sampling alone gives (a few points at a few
+// hundred outcomes) resolves, and a few recent outcomes still far below
+// the baseline do not resolve it. An untested window (too few outcomes) changes
 // nothing. After a resolution the series may fire again only when
 // cooldown has passed.
 func next(prev seriesState, v verdict, c Config, now time.Time) string {
@@ -56,7 +57,7 @@ func next(prev seriesState, v verdict, c Config, now time.Time) string {
 	}
 	switch prev.State {
 	case Firing:
-		if v.drop() < c.MaxDrop/2 || (!v.against && v.q > math.Min(0.5, 10*c.Alpha)) {
+		if v.drop() < c.MaxDrop/2 || (!v.against && v.q > math.Min(0.5, 10*c.Alpha) && v.drop() < c.MaxDrop) {
 			return Resolved
 		}
 	default:

@@ -39,6 +39,9 @@ func TestNextHysteresisAndCooldown(t *testing.T) {
 	// And resolves below half of it, or when no longer significant at 0.1.
 	f(firing, v(0.9, 0.86, 0.001), t0.Add(time.Minute), Resolved)
 	f(firing, v(0.9, 0.83, 0.11), t0.Add(time.Minute), Resolved)
+	// But not while the drop is still at least max_drop: a few recent
+	// outcomes far below the baseline are no recovery.
+	f(firing, v(0.9, 0.7, 0.3), t0.Add(time.Minute), "")
 	// Against the rate it fell from (no baseline window left), only the
 	// size of the drop counts.
 	f(firing, verdict{tested: true, baseline: 0.9, recent: 0.5, q: 1, against: true}, t0.Add(time.Minute), "")
