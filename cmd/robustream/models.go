@@ -269,12 +269,16 @@ func (e *engine) recordRevisions(ctx context.Context, set modelSet) {
 	at := clock().UTC().Unix()
 	var rows []string
 	for _, id := range set.ids() {
-		rows = append(rows, fmt.Sprintf("(%s, %s, toDateTime(%d))", sqlString(id), sqlString(set.revision(id)), at))
+		rows = append(rows, fmt.Sprintf("SELECT %s, %s, toDateTime(%d)", sqlString(id), sqlString(set.revision(id)), at))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	if err := e.ch.Exec(ctx, "INSERT INTO robustream.model_revisions (model_id, revision, seen_at) VALUES "+strings.Join(rows, ", ")); err != nil {
+	// INSERT … SELECT, which the server runs whole: an INSERT … VALUES
+	// sent as a statement waits for a data block on an 18.16 server.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := e.ch.Exec(ctx, "INSERT INTO robustream.model_revisions (model_id, revision, seen_at) "+strings.Join(rows, " UNION ALL ")); err != nil {
 		e.log.Warn("cannot record the models' revisions; alerts will not say when a model changed", "err", err)
 	}
 }

@@ -84,6 +84,8 @@ func TestServerModeMatchesEmbedded(t *testing.T) {
 		{"eval_results", "(SELECT uniqExact(request_id, variant_id) FROM robustream.eval_results)"},
 		{"outcomes", "(SELECT uniqExact(outcome_id) FROM robustream.outcomes)"},
 		{"sum(n) of robustness_1h", "(SELECT sum(n) FROM robustream.robustness_1h)"},
+		// What the engine writes itself at start (the models in use).
+		{"model revisions", "(SELECT uniqExact(model_id, revision) FROM robustream.model_revisions)"},
 	}
 	exprs := make([]string, len(counts))
 	for i, c := range counts {
