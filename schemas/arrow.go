@@ -121,7 +121,7 @@ func (t *Table) RecordWith(mem memory.Allocator, events []Event) arrow.Record {
 // Tables returns every raw table, in DDL order.
 func Tables() []*Table {
 	return []*Table{DocumentsTable, ChunksTable, TripletsTable, QuestionsTable, QuestionRetirementsTable,
-		VariantsTable, EvalResultsTable, OutcomesTable, AlertsTable}
+		VariantsTable, EvalResultsTable, OutcomesTable, AlertsTable, AlertSummariesTable}
 }
 
 // TableNamed returns the raw table called name, or nil.
@@ -450,4 +450,16 @@ var (
 		dateTime("resolved_at", func(a *Alert) time.Time { return a.ResolvedAt }),
 		producedAt[*Alert](),
 	)
+
+	// AlertSummariesTable stores what each firing and resolution of topic
+	// rs.alerts says (Alert.Summary), for the dashboard: a table of its own,
+	// since 18.16 cannot add a column to alerts idempotently. Repeats of a
+	// firing alert say nothing new and are left out.
+	AlertSummariesTable = except(newTable("alert_summaries", func() *Alert { return new(Alert) },
+		func(a *Alert) string { return a.AlertID + "|" + a.State },
+		str("alert_id", func(a *Alert) string { return a.AlertID }),
+		str("state", func(a *Alert) string { return a.State }),
+		str("summary", func(a *Alert) string { return a.Summary }),
+		producedAt[*Alert](),
+	), func(a *Alert) bool { return a.Repeat || a.Summary == "" })
 )

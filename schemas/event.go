@@ -391,8 +391,8 @@ type Alert struct {
 	// kind, domain), for receivers that route on labels (Alertmanager).
 	Labels map[string]string `json:"labels,omitempty"`
 	// Summary says, in a sentence or two, what changed and what changed
-	// around it (documents of a new period, a new model); not stored in
-	// ClickHouse, carried to the receivers.
+	// around it (documents of a new period, a new model); carried to the
+	// receivers, and stored in alert_summaries rather than alerts.
 	Summary string `json:"summary,omitempty"`
 	// Repeat marks a firing alert sent again, unchanged, for receivers that
 	// expire an alert nobody refreshes (Alertmanager); the others skip it.

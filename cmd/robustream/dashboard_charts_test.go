@@ -248,6 +248,10 @@ func checkDashboard(dom, alertID string) string {
 	} else if !strings.Contains(text(row), "robustness_drop") || !strings.Contains(text(row), "firing") || !strings.Contains(text(row), "gpu-a") {
 		problems = append(problems, "alert "+alertID+" lacks its rule, series or state: "+text(row))
 	}
+	if said := find(doc, func(n *html.Node) bool { return n.Data == "tr" && attr(n, "data-said") == alertID }); said == nil ||
+		!strings.Contains(text(said), "it explains") {
+		problems = append(problems, "the alert list does not show what alert "+alertID+" said")
+	}
 	if why := find(doc, func(n *html.Node) bool { return n.Data == "tr" && hasClass(n, "why") }); why == nil ||
 		!strings.Contains(text(why), "the WordNet dictionary is missing") {
 		problems = append(problems, "the coverage does not say why wordnet was skipped")

@@ -375,9 +375,15 @@ FROM robustream.grade_matrix ORDER BY model, sim_func, hops, quartile`
 FROM robustream.sure_kind_scores ORDER BY model, axis, kind`
 	prgbQuery = `SELECT model_id AS model, n AS cnt, score, all_correct_share, partial_share, all_wrong_share
 FROM robustream.prgb_scores ORDER BY model`
-	alertsQuery = `SELECT alert_id, rule, series, state, baseline, recent, p_value,
-	toUInt32(fired_at) AS fired, toUInt32(resolved_at) AS resolved
-FROM robustream.alerts FINAL ORDER BY fired DESC, alert_id LIMIT 200`
+	// The alerts with what their firing said (alert_summaries). ANY LEFT
+	// JOIN: 18.16 wants the strictness spelled out; chDB wants the aliases.
+	alertsQuery = `SELECT alert_id, rule, series, state, baseline, recent, p_value, fired, resolved, summary
+FROM (SELECT alert_id, rule, series, state, baseline, recent, p_value,
+        toUInt32(fired_at) AS fired, toUInt32(resolved_at) AS resolved
+    FROM robustream.alerts FINAL) AS a
+ANY LEFT JOIN (SELECT alert_id, argMax(summary, produced_at) AS summary
+    FROM robustream.alert_summaries WHERE state = 'firing' GROUP BY alert_id) AS s USING alert_id
+ORDER BY fired DESC, alert_id LIMIT 200`
 )
 
 // dashWindow is a window of the rolling charts: the rollup it reads and

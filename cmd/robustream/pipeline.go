@@ -202,6 +202,8 @@ func registry() []stageSpec {
 	}
 	// Retirement records of rs.questions have a table of their own.
 	specs = append(specs, sinkStage(streams.TopicQuestions, schemas.QuestionRetirementsTable.Name))
+	// So have the summaries of rs.alerts.
+	specs = append(specs, sinkStage(streams.TopicAlerts, schemas.AlertSummariesTable.Name))
 	specs = append(specs, receiversStage())
 	return specs
 }

@@ -19,6 +19,7 @@ ALTER TABLE robustream.variants MODIFY SETTING non_replicated_deduplication_wind
 ALTER TABLE robustream.eval_results MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.outcomes MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.alerts MODIFY SETTING non_replicated_deduplication_window = 10000;
+ALTER TABLE robustream.alert_summaries MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.robustness_5m MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.robustness_1h MODIFY SETTING non_replicated_deduplication_window = 10000;
 ALTER TABLE robustream.robustness_1d MODIFY SETTING non_replicated_deduplication_window = 10000;

@@ -59,6 +59,7 @@ var clusterShardKeys = map[string]string{
 	"outcomes":             "cityHash64(question_id)",
 	"alerts":               "cityHash64(alert_id)",
 	"model_revisions":      "cityHash64(model_id)",
+	"alert_summaries":      "cityHash64(alert_id)",
 	"robustness_5m":        rollupShardKey,
 	"robustness_1h":        rollupShardKey,
 	"robustness_1d":        rollupShardKey,

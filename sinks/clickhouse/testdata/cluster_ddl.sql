@@ -649,6 +649,20 @@ ORDER BY (model_id, seen_at);
 CREATE TABLE IF NOT EXISTS robustream.model_revisions ON CLUSTER rs_cluster AS robustream.model_revisions_local
 ENGINE = Distributed(rs_cluster, robustream, model_revisions_local, cityHash64(model_id));
 
+-- 070_alert_summaries.sql
+CREATE TABLE IF NOT EXISTS robustream.alert_summaries_local ON CLUSTER rs_cluster
+(
+    alert_id    String,
+    state       String,
+    summary     String,
+    produced_at DateTime
+)
+ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/alert_summaries_local', '{replica}', produced_at)
+ORDER BY (alert_id, state);
+
+CREATE TABLE IF NOT EXISTS robustream.alert_summaries ON CLUSTER rs_cluster AS robustream.alert_summaries_local
+ENGINE = Distributed(rs_cluster, robustream, alert_summaries_local, cityHash64(alert_id));
+
 -- 100_dedup_window.min-22.2.sql (ClickHouse 22.2 or later)
 ALTER TABLE robustream.documents_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
@@ -667,6 +681,8 @@ ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster MODIFY SETTING r
 ALTER TABLE robustream.outcomes_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
 ALTER TABLE robustream.alerts_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
+
+ALTER TABLE robustream.alert_summaries_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
 ALTER TABLE robustream.robustness_5m_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
