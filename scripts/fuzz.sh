@@ -20,14 +20,15 @@ while IFS=: read -r file _ decl; do
 	# Go's fuzzing engine sometimes reports "context deadline exceeded"
 	# when its time runs out while a worker is still busy, without any
 	# failing input (none is written to testdata/fuzz). That alone is
-	# retried once; a real failure leaves its input and fails at once.
-	for attempt in 1 2; do
+	# retried, twice at most; a real failure leaves its input and fails at
+	# once.
+	for attempt in 1 2 3; do
 		log=$(mktemp)
 		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg" 2>&1 | tee "$log"; then
 			rm -f "$log"
 			break
 		fi
-		if [[ $attempt == 1 ]] && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
+		if [[ $attempt -lt 3 ]] && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log"; then
 			echo "fuzz.sh: $name: the engine timed out with no failing input; once more" >&2
 			rm -f "$log"
 			continue
