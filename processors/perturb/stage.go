@@ -126,9 +126,9 @@ func (s *Stage) Skipped() map[string]int64 {
 }
 
 // SkipReasons returns, per kind, why its variants could not be made and how
-// often, since the stage started: "no eligible word to perturb", "the
-// perturbation leaks the answer into the query", "perturbation kind
-// unavailable: no WordNet dictionary configured"… (skipReason).
+// often, since the stage started: "no eligible word to perturb",
+// "perturbation leaks the answer into the query", "perturbation kind
+// unavailable: the WordNet dictionary is missing"… (skipReason).
 func (s *Stage) SkipReasons() map[string]map[string]int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
