@@ -457,17 +457,26 @@ func (s *server) noClickHouse(w http.ResponseWriter) bool {
 	return false
 }
 
+// windowOf is the window of a request to a windowed endpoint; when it
+// returns false it has answered: no ClickHouse here, or a bad window.
+func (s *server) windowOf(w http.ResponseWriter, r *http.Request) (dashWindow, string, bool) {
+	if s.noClickHouse(w) {
+		return dashWindow{}, "", false
+	}
+	win, name, ok := window(r)
+	if !ok {
+		http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
+	}
+	return win, name, ok
+}
+
 // windowedPanel serves a panel over the request's window: the all-time
 // view for "all", else its row view from the window's start
 // (docs/queries.sql shows the same queries with fixed bounds).
 func (s *server) windowedPanel(all string, since func(string) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.noClickHouse(w) {
-			return
-		}
-		win, _, ok := window(r)
+		win, _, ok := s.windowOf(w, r)
 		if !ok {
-			http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
 			return
 		}
 		query := all
@@ -543,12 +552,8 @@ func (s *server) panel(query string) http.HandlerFunc {
 // f, GRADE and PRGB the share of correct answers; SURE's signed change
 // has bars of its own.
 func (s *server) series(w http.ResponseWriter, r *http.Request) {
-	if s.noClickHouse(w) {
-		return
-	}
-	win, name, ok := window(r)
+	win, name, ok := s.windowOf(w, r)
 	if !ok {
-		http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
 		return
 	}
 	rows, err := s.rows(r.Context(), `SELECT model_id AS model, toString(family) AS fam, toUInt32(bucket) AS t,
@@ -562,12 +567,8 @@ GROUP BY model, fam, t HAVING cnt > 0 ORDER BY model, fam, t`)
 // kinds: RARE's score per model and perturbation kind over the window; the
 // page sets each against the model's original-axis score.
 func (s *server) kinds(w http.ResponseWriter, r *http.Request) {
-	if s.noClickHouse(w) {
-		return
-	}
-	win, name, ok := window(r)
+	win, name, ok := s.windowOf(w, r)
 	if !ok {
-		http.Error(w, "window must be 1h, 24h, 7d or all", http.StatusBadRequest)
 		return
 	}
 	rows, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n) AS score

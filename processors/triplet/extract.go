@@ -136,6 +136,19 @@ func (x *sent) tagAt(i int) string {
 	return x.ts[i].tag
 }
 
+// link reads what joins a name to its role at k: a comma (apposition) or
+// "is"/"was" (copula). It returns the token after it, whether it is a
+// copula and whether there is one; without one, k itself.
+func (x *sent) link(k int) (next int, copular, linked bool) {
+	switch x.lowerAt(k) {
+	case ",":
+		return k + 1, false, true
+	case "is", "was":
+		return k + 1, true, true
+	}
+	return k, false, false
+}
+
 func (x *sent) lowerAt(i int) string {
 	if i < 0 || i >= len(x.ts) {
 		return ""
@@ -529,17 +542,8 @@ func (x *sent) appositions() []Triple {
 		e := x.name(i)
 		// Name first.
 		if x.personName(i, e) {
-			k := e
-			copular := false
-			if x.lowerAt(k) == "," {
-				k++
-			} else if x.lowerAt(k) == "is" || x.lowerAt(k) == "was" {
-				k++
-				copular = true
-			} else {
-				k = -1
-			}
-			if k > 0 {
+			k, copular, linked := x.link(e)
+			if linked {
 				if r, re := x.role(k); r != "" && x.lowerAt(re) == "of" {
 					oe := x.np(re + 1)
 					if oe > re+1 && x.hasProper(re+1, oe) && (copular || x.closes(oe)) {
@@ -562,14 +566,7 @@ func (x *sent) appositions() []Triple {
 			if r == "" {
 				continue
 			}
-			k := re
-			copular := false
-			if x.lowerAt(k) == "," {
-				k++
-			} else if x.lowerAt(k) == "is" || x.lowerAt(k) == "was" {
-				k++
-				copular = true
-			}
+			k, copular, _ := x.link(re)
 			ne := x.name(k)
 			if x.personName(k, ne) && (x.closes(ne) || k == re && isVerb(x.tagAt(ne)) || copular) {
 				out = append(out, Triple{Head: x.str(i, e), Relation: r, Tail: x.str(k, ne), Kind: KindAttribute})

@@ -12,22 +12,7 @@ import (
 // repeat of the header yield nothing.
 func tableTriples(chunk string) []Triple {
 	var out []Triple
-	type line struct {
-		text       string
-		start, end int
-	}
-	var lines []line
-	for off := 0; off < len(chunk); {
-		e := strings.IndexByte(chunk[off:], '\n')
-		if e < 0 {
-			e = len(chunk) - off
-		}
-		l := chunk[off : off+e]
-		t := strings.TrimSpace(l)
-		lead := strings.Index(l, t)
-		lines = append(lines, line{text: t, start: off + lead, end: off + lead + len(t)})
-		off += e + 1
-	}
+	lines := chunkLines(chunk)
 	for i := 0; i+1 < len(lines); i++ {
 		if !isRow(lines[i].text) || !isDelimiter(lines[i+1].text) {
 			continue
