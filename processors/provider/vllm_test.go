@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,4 +60,61 @@ func TestLoadReadsVLLMGauges(t *testing.T) {
 	if _, _, err := c2.Load(t.Context()); !errors.Is(err, provider.ErrNoLoad) {
 		t.Errorf("a server without the gauges: err %v, want ErrNoLoad", err)
 	}
+}
+
+// TestLoadReadsEveryServersGauges: Load reads the queue gauges of SGLang,
+// TGI and llama.cpp's server under their own names, as it reads vLLM's;
+// gauges published for another served model only are ErrNoLoadForModel,
+// naming the model seen; no /metrics at all is ErrNoLoad.
+func TestLoadReadsEveryServersGauges(t *testing.T) {
+	load := func(t *testing.T, cfg simserver.Config) (float64, float64, error) {
+		t.Helper()
+		cfg.MaxNumSeqs, cfg.DecodePerToken, cfg.OutputTokens, cfg.Seed = 2, 30*time.Millisecond, simserver.LogNormal(10, 0), 1
+		sim, err := simserver.Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		c, err := provider.NewOpenAI("m", provider.OpenAIOptions{BaseURL: sim.BaseURL(), Model: simserver.DefaultModel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		for i := range 5 {
+			wg.Go(func() {
+				c.Answer(context.Background(), provider.Query{Question: "q", Prompt: "Question: q" + string(rune('a'+i)) + "\nAnswer:"})
+			})
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if st := sim.Stats(); st.Running == 2 && st.Waiting == 3 {
+				return c.Load(t.Context())
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server never held 2 running and 3 waiting: %+v", sim.Stats())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, f := range []simserver.MetricsFlavor{simserver.MetricsVLLM, simserver.MetricsSGLang, simserver.MetricsTGI, simserver.MetricsLlamaCpp} {
+		t.Run(string(f), func(t *testing.T) {
+			running, waiting, err := load(t, simserver.Config{Metrics: f})
+			if err != nil || running != 2 || waiting != 3 {
+				t.Errorf("running %v, waiting %v, err %v; want 2, 3", running, waiting, err)
+			}
+		})
+	}
+	t.Run("another served name", func(t *testing.T) {
+		_, _, err := load(t, simserver.Config{Metrics: simserver.MetricsSGLang, MetricsModel: "Qwen/other"})
+		if !errors.Is(err, provider.ErrNoLoadForModel) || !strings.Contains(err.Error(), "Qwen/other") {
+			t.Errorf("err %v, want ErrNoLoadForModel naming Qwen/other", err)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		_, _, err := load(t, simserver.Config{Metrics: simserver.MetricsNone})
+		if !errors.Is(err, provider.ErrNoLoad) || errors.Is(err, provider.ErrNoLoadForModel) {
+			t.Errorf("err %v, want ErrNoLoad alone", err)
+		}
+	})
 }

@@ -101,7 +101,7 @@ func (d *dispatcher) call(ctx context.Context, q provider.Query) (provider.Answe
 	a, err := d.model.Answer(ctx, q)
 	latency := d.now().Sub(start)
 	err = classify(err)
-	d.gate.release(outcomeOf(err))
+	d.gate.release(outcomeOf(err), latency)
 	d.breaker.Done(trial, err, ctx.Err() != nil)
 	return a, latency, err
 }

@@ -190,7 +190,7 @@ func TestGateAffinity(t *testing.T) {
 			mu.Lock()
 			order = append(order, key)
 			mu.Unlock()
-			g.release(succeeded)
+			g.release(succeeded, 0)
 		}()
 		for { // wait until queued, to fix the arrival order
 			g.mu.Lock()
@@ -207,7 +207,7 @@ func TestGateAffinity(t *testing.T) {
 	enqueue("A")
 	enqueue("C")
 	enqueue("A")
-	g.release(succeeded) // the first A finishes
+	g.release(succeeded, 0) // the first A finishes
 	wg.Wait()
 	if want := []string{"A", "A", "B", "C"}; fmt.Sprint(order) != fmt.Sprint(want) {
 		t.Errorf("order %v, want %v (the A waiters share the prefix just sent)", order, want)
@@ -219,7 +219,7 @@ func TestGateAffinity(t *testing.T) {
 	order = nil
 	enqueue("B")
 	enqueue("A")
-	g.release(succeeded)
+	g.release(succeeded, 0)
 	wg.Wait()
 	if fmt.Sprint(order) != "[B A]" {
 		t.Errorf("order without affinity %v, want [B A]", order)
@@ -262,12 +262,12 @@ func TestGateAuto(t *testing.T) {
 		t.Errorf("window stayed at %d with 200 requests waiting on the server", g.Limit())
 	}
 	before := g.Limit()
-	g.release(overloaded)
+	g.release(overloaded, 0)
 	if g.Limit() >= before {
 		t.Errorf("a 429 left the window at %d", g.Limit())
 	}
 	for range start - 1 {
-		g.release(succeeded)
+		g.release(succeeded, time.Millisecond)
 	}
 }
 

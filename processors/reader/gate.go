@@ -2,9 +2,13 @@ package reader
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/robustream/robustream/processors/provider"
 )
 
 // gate is the in-flight window of one model: at most limit calls at once;
@@ -15,12 +19,12 @@ import (
 // cached. A waiter is passed over at most maxSkips times, so affinity never
 // starves anyone.
 //
-// With a fixed window the limit never moves. With an automatic one
-// (max_in_flight: auto) it is adjusted from the server's own queue when the
-// model reports it (load), so that a few requests always wait on the
-// server and its batch never runs short, otherwise from errors: additive
-// increase while calls succeed, multiplicative decrease on overload (429,
-// 503, timeouts).
+// With a fixed window the limit never moves. An automatic one
+// (max_in_flight: auto) is steered by the server's own queue when the model
+// reports it (load: vLLM's, SGLang's, TGI's or llama.cpp's gauges), so that
+// a few requests always wait on the server and its batch never runs short;
+// otherwise by the latency of calls (knee, below). Either way it is cut by a
+// quarter on overload (429, 503, timeouts), once per window of calls.
 type gate struct {
 	mu       sync.Mutex
 	limit    float64
@@ -32,13 +36,24 @@ type gate struct {
 	lastKey  string
 
 	// load, when set, reports the server's running and waiting requests;
-	// probing says a goroutine is polling it.
+	// probing says a goroutine is polling it. A server that has no gauges
+	// for the model (provider.ErrNoLoad) is not asked again: load is
+	// cleared.
 	load    func(ctx context.Context) (running, waiting float64, err error)
 	probing bool
+	// steered: the last reading of the server's queue succeeded, so the
+	// probe steers the window and latency does not.
+	steered bool
 	// queued: the server has been seen queueing; growth is gentler after.
 	queued bool
-	// successes since the last increase (auto without load).
-	successes int
+	// knee steers the window by latency while no reading steers it.
+	knee knee
+	// calm counts the releases during which a further overload does not
+	// cut the window again: the calls already under way were sent before
+	// the cut and fail for the same reason.
+	calm int
+	// warn logs the line that says why the window goes by latency.
+	warn func(msg string, args ...any)
 }
 
 type waiter struct {
@@ -61,9 +76,10 @@ const (
 // newGate returns a window of fixed size limit, or an automatic one when
 // limit is 0.
 func newGate(limit int, affinity bool) *gate {
-	g := &gate{limit: float64(limit), min: 1, max: float64(limit), affinity: affinity}
+	g := &gate{limit: float64(limit), min: 1, max: float64(limit), affinity: affinity, warn: slog.Warn}
 	if limit <= 0 {
 		g.auto, g.limit, g.max = true, autoStart, autoMax
+		g.knee.slowStart = true
 	}
 	return g
 }
@@ -85,9 +101,13 @@ func (g *gate) acquire(ctx context.Context, key string) error {
 	if len(g.queue) == 0 && g.inFlight < int(g.limit) {
 		g.inFlight++
 		g.lastKey = key
+		if g.inFlight >= int(g.limit) {
+			g.knee.full = true
+		}
 		g.mu.Unlock()
 		return nil
 	}
+	g.knee.full = true // a caller waits: the window is the bottleneck
 	w := &waiter{key: key, ready: make(chan struct{})}
 	g.queue = append(g.queue, w)
 	g.mu.Unlock()
@@ -119,29 +139,40 @@ const (
 	overloaded         // 429, 503, a timeout: the server has too much
 )
 
-// release frees a slot.
-func (g *gate) release(o outcome) {
+// release frees a slot; latency is how long a succeeded call took.
+func (g *gate) release(o outcome, latency time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.inFlight--
 	if g.auto {
+		calm := g.calm > 0
+		g.calm = max(0, g.calm-1)
 		switch o {
 		case overloaded:
-			g.limit = math.Max(g.min, g.limit*0.75)
-			g.successes = 0
+			if !calm {
+				g.setLimit(g.limit * 0.75)
+				g.calm = g.inFlight
+			}
+			g.knee.overloaded()
 		case succeeded:
-			// Without the server's queue to go by, grow by one slot per
-			// window's worth of successes, and only while the window is
-			// the bottleneck (every slot was in use).
-			if g.load == nil && g.inFlight+1 >= int(g.limit) {
-				if g.successes++; float64(g.successes) >= g.limit {
-					g.limit = math.Min(g.max, g.limit+1)
-					g.successes = 0
+			if !g.steered {
+				if l, ok := g.knee.observe(latency, g.limit); ok {
+					g.setLimit(l)
 				}
 			}
 		}
 	}
 	g.grant()
+}
+
+// setLimit moves an automatic window within its bounds; the calls under
+// way were sent under the old one, so the knee does not time them.
+func (g *gate) setLimit(l float64) {
+	l = math.Max(g.min, math.Min(g.max, l))
+	if l != g.limit {
+		g.limit = l
+		g.knee.restart(g.inFlight)
+	}
 }
 
 // grant hands free slots to waiters; g.mu is held.
@@ -172,6 +203,8 @@ func (g *gate) grant() {
 // server that keeps no queue while our window is full has room: grow by a
 // quarter. One whose queue is longer than needed: shrink toward running +
 // target. It stops when the gate is idle and restarts with the next call.
+// A server without gauges for the model (provider.ErrNoLoad) is not asked
+// again; the window goes by latency from then on, and says so once.
 func (g *gate) probe() {
 	t := time.NewTicker(probeEvery)
 	defer t.Stop()
@@ -180,25 +213,44 @@ func (g *gate) probe() {
 			<-t.C
 		}
 		g.mu.Lock()
-		idle := g.inFlight == 0 && len(g.queue) == 0
-		if idle {
+		load := g.load
+		if g.inFlight == 0 && len(g.queue) == 0 {
 			g.probing = false
 			g.mu.Unlock()
 			return
 		}
 		g.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), probeEvery)
-		running, waiting, err := g.load(ctx)
+		running, waiting, err := load(ctx)
 		cancel()
 		if err != nil {
-			continue // the latency of calls will tell; keep the window
+			g.mu.Lock()
+			g.steered = false // latency steers until a reading comes
+			if !errors.Is(err, provider.ErrNoLoad) {
+				g.mu.Unlock()
+				continue // the server unreachable for a moment
+			}
+			g.load, g.probing = nil, false
+			g.mu.Unlock()
+			if errors.Is(err, provider.ErrNoLoadForModel) {
+				g.warn("max_in_flight auto: the server's queue gauges are for other served models; the window goes by latency and errors", "err", err)
+			} else {
+				slog.Info("max_in_flight auto: the server publishes no queue gauges; the window goes by latency and errors", "err", err)
+			}
+			return
 		}
 		g.mu.Lock()
+		if !g.steered {
+			g.steered = true
+			g.knee.restart(g.inFlight)
+		}
 		target := math.Max(2, running/8)
 		switch {
-		case waiting < target && g.inFlight+1 >= int(g.limit):
+		case waiting < target && g.inFlight+1 >= int(g.limit) && g.calm == 0:
 			// Room on the server: double until it first queues (slow
-			// start), then grow by a quarter.
+			// start), then grow by a quarter. Not while the calls sent
+			// before an overload cut are still coming back: a gateway's
+			// 429s never show in the server's queue.
 			step := g.limit
 			if g.queued {
 				step = math.Max(1, g.limit/4)

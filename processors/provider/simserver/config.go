@@ -72,6 +72,14 @@ type Config struct {
 	Answer func(prompt string) string
 	// Faults are the faults injected from the start; SetFaults changes them.
 	Faults Faults
+	// Metrics is whose queue gauges /metrics publishes (MetricsVLLM when
+	// empty), so that a client's automatic window can be tried against
+	// each server it must handle, MetricsNone among them.
+	Metrics MetricsFlavor
+	// MetricsModel is the model_name label of the gauges that carry one;
+	// empty means Model. Another name plays a server whose served model
+	// name is not the one the client asks for.
+	MetricsModel string
 	// Recorded, when set, answers chat and completions prompts from a
 	// script of recorded replies (recorded.go) instead of Answer, and
 	// replaces the drawn faults of those requests by the statuses it
@@ -145,7 +153,18 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.PrefixCacheBlocks == 0 {
 		cfg.PrefixCacheBlocks = DefaultPrefixCacheBlocks
 	}
+	if cfg.Metrics == "" {
+		cfg.Metrics = MetricsVLLM
+	}
+	if cfg.MetricsModel == "" {
+		cfg.MetricsModel = cfg.Model
+	}
 	var errs []error
+	switch cfg.Metrics {
+	case MetricsVLLM, MetricsSGLang, MetricsTGI, MetricsLlamaCpp, MetricsNone:
+	default:
+		errs = append(errs, fmt.Errorf("Metrics: unknown flavor %q", cfg.Metrics))
+	}
 	if cfg.MaxNumSeqs < 0 {
 		errs = append(errs, fmt.Errorf("MaxNumSeqs: %d is negative", cfg.MaxNumSeqs))
 	}
