@@ -22,10 +22,13 @@ import (
 // cmdBenchInference measures the infer stage's dispatcher against the
 // simulated GPU server (processors/provider/simserver), every figure from
 // the same run: the throughput achieved as a share of the server's
-// modelled capacity with the automatic window, with a fixed window of
-// max_num_seqs, and with prefix-aware ordering off, each with its
-// prefix-cache hit rate; then the stage's own ceiling against a server that
-// answers at once, and the process CPU per request there.
+// modelled capacity and the server's slot utilization, with the automatic
+// window steered by vLLM's queue gauges, by SGLang's, by latency alone (a
+// server without gauges, and one whose gauges are for another served
+// name), with a fixed window of max_num_seqs, and with prefix-aware
+// ordering off, each with its prefix-cache hit rate; then the stage's own
+// ceiling against a server that answers at once, and the process CPU per
+// request there. A run that served nothing is an error, not a figure.
 func cmdBenchInference(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench inference", flag.ContinueOnError)
 	periods := fs.Int("periods", 8, "demo periods to derive requests from")
@@ -51,18 +54,23 @@ func cmdBenchInference(ctx context.Context, args []string, stdout io.Writer) err
 	}
 	fmt.Fprintf(stdout, "robustream bench inference: %d requests (%d distinct prompts, questions interleaved) from %d demo periods, simulated server with max_num_seqs %d and a prefix cache of %d blocks\n\n",
 		len(reqs), distinct, *periods, *seqs, *cacheBlocks)
-	fmt.Fprintf(stdout, "%-34s %9s %9s %9s %11s %9s\n", "dispatcher", "req/s", "capacity", "share", "utilization", "prefix hit")
+	fmt.Fprintf(stdout, "%-44s %9s %9s %9s %11s %9s\n", "dispatcher", "req/s", "capacity", "share", "utilization", "prefix hit")
 	runs := []struct {
 		name     string
 		window   int
 		affinity bool
+		metrics  simserver.MetricsFlavor
+		served   string // model_name of the gauges; empty: the model asked for
 	}{
-		{"max_in_flight auto", 0, true},
-		{fmt.Sprintf("max_in_flight %d (= max_num_seqs)", *seqs), *seqs, true},
-		{"auto, prefix-aware ordering off", 0, false},
+		{"max_in_flight auto, vLLM's gauges", 0, true, simserver.MetricsVLLM, ""},
+		{"max_in_flight auto, SGLang's gauges", 0, true, simserver.MetricsSGLang, ""},
+		{"max_in_flight auto, no gauges (latency)", 0, true, simserver.MetricsNone, ""},
+		{"auto, vLLM's gauges for another name", 0, true, simserver.MetricsVLLM, "another/model"},
+		{fmt.Sprintf("max_in_flight %d (= max_num_seqs)", *seqs), *seqs, true, simserver.MetricsVLLM, ""},
+		{"auto, prefix-aware ordering off", 0, false, simserver.MetricsVLLM, ""},
 	}
 	for i, r := range runs {
-		sim, err := simserver.Start(simserver.Config{MaxNumSeqs: *seqs, PrefixCacheBlocks: *cacheBlocks, Seed: 7})
+		sim, err := simserver.Start(simserver.Config{MaxNumSeqs: *seqs, PrefixCacheBlocks: *cacheBlocks, Seed: 7, Metrics: r.metrics, MetricsModel: r.served})
 		if err != nil {
 			return err
 		}
@@ -71,12 +79,15 @@ func cmdBenchInference(ctx context.Context, args []string, stdout io.Writer) err
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
+		if st.Served == 0 || st.Elapsed <= 0 || st.Capacity == 0 {
+			return fmt.Errorf("%s: the simulated server served nothing (%+v)", r.name, st)
+		}
 		rate := float64(st.Served) / st.Elapsed.Seconds()
 		hit := 0.0
 		if st.PromptTokens > 0 {
 			hit = float64(st.CachedTokens) / float64(st.PromptTokens)
 		}
-		fmt.Fprintf(stdout, "%-34s %9.0f %9.0f %8.1f%% %10.1f%% %8.1f%%\n", r.name, rate, st.Capacity, 100*rate/st.Capacity, 100*st.Utilization, 100*hit)
+		fmt.Fprintf(stdout, "%-44s %9.0f %9.0f %8.1f%% %10.1f%% %8.1f%%\n", r.name, rate, st.Capacity, 100*rate/st.Capacity, 100*st.Utilization, 100*hit)
 	}
 
 	// The stage's ceiling: a server that answers at once.
