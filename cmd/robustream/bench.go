@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/segmentio/kafka-go"
 
 	"github.com/robustream/robustream/processors/pair"
@@ -61,25 +63,12 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	defer e.close()
 	fmt.Fprintf(stdout, "robustream bench: %d demo periods, embedded broker, %d partitions\n", *periods, e.kafka.Partitions())
 	fmt.Fprintf(stdout, "each stage's input is repeated up to %d events (caches see the repeats; --min-events 1 --periods 40 measures unrepeated input)\n\n", *minEvents)
-	fmt.Fprintf(stdout, "%-10s %9s %14s %14s %7s\n", "stage", "events", "stage ev/s", "raw kafka ev/s", "ratio")
-	specs := selectStages(nil)
-	for i, spec := range specs {
-		if strings.HasPrefix(spec.name, "sink.") || (*only != "" && !contains(strings.Split(*only, ","), spec.name)) {
-			continue
-		}
-		msgs := repeatTo(inputs[spec.inputs[0]], *minEvents)
-		if len(msgs) == 0 {
-			continue
-		}
-		raw, err := benchRawKafka(ctx, e, fmt.Sprintf("bench.raw.%d", i), msgs)
-		if err != nil {
-			return err
-		}
-		st, err := benchStage(ctx, e, spec, msgs)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%-10s %9d %14.0f %14.0f %6.2f×\n", spec.name, len(msgs), st, raw, st/raw)
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	if _, err := benchStages(ctx, e, inputs, *minEvents, names, stdout); err != nil {
+		return err
 	}
 	if *only != "" && !contains(strings.Split(*only, ","), "sink") {
 		fmt.Fprintf(stdout, "\npeak RSS of this process: %s\n", peakRSS())
@@ -264,23 +253,92 @@ func produceInput(ctx context.Context, e *engine, topic string, msgs []streams.M
 	return nil
 }
 
-// benchStage produces msgs to a fresh input topic and runs the stage on it
-// until drained, returning events/s of produce + process + produce + commit.
-func benchStage(ctx context.Context, e *engine, spec stageSpec, msgs []streams.Message) (float64, error) {
+// stageRow is one measured stage: how many inputs it was fed, what it
+// made of them (records out, dead letters) and how fast, next to the raw
+// Kafka round trip of the same input.
+type stageRow struct {
+	Name           string
+	Events         int
+	Out, DLQ       int
+	Rate, Raw      float64
+	FirstDeadCause string
+}
+
+// benchStages measures every processor stage of the registry (those named
+// in only, when given) on its input topic's messages, repeated up to
+// minEvents, printing each row to w as it is measured. It stops at the
+// first stage whose run is not a valid measurement (see checkStageRun).
+func benchStages(ctx context.Context, e *engine, inputs map[string][]streams.Message, minEvents int, only []string, w io.Writer) ([]stageRow, error) {
+	fmt.Fprintf(w, "%-10s %9s %9s %14s %14s %7s\n", "stage", "events", "out", "stage ev/s", "raw kafka ev/s", "ratio")
+	var rows []stageRow
+	for i, spec := range selectStages(nil) {
+		// Sinks are measured by benchSink; a stage its config leaves off
+		// (the alert receivers without receivers) does not run at all.
+		off := spec.enabled != nil && !spec.enabled(e.cfg)
+		if strings.HasPrefix(spec.name, "sink.") || off || (len(only) > 0 && !contains(only, spec.name)) {
+			continue
+		}
+		msgs := repeatTo(inputs[spec.inputs[0]], minEvents)
+		if len(msgs) == 0 {
+			// An upstream stage that emitted nothing already failed; a
+			// stage left without input here is one benchInputs could not
+			// reach, which is an error too, not a row to leave out.
+			return rows, fmt.Errorf("bench: stage %s: no input on %s (the stages before it emitted nothing)", spec.name, spec.inputs[0])
+		}
+		raw, err := benchRawKafka(ctx, e, fmt.Sprintf("bench.raw.%d", i), msgs)
+		if err != nil {
+			return rows, err
+		}
+		row, err := benchStage(ctx, e, spec, msgs)
+		if err != nil {
+			return rows, err
+		}
+		row.Raw = raw
+		fmt.Fprintf(w, "%-10s %9d %9d %14.0f %14.0f %6.2f×\n", row.Name, row.Events, row.Out, row.Rate, row.Raw, row.Rate/row.Raw)
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// benchStage produces msgs to a fresh input topic and runs the stage, with
+// its own processor and state, on it until drained. The rate is events/s
+// of produce + process + produce + commit. A run that dead-lettered any
+// input or emitted nothing is an error (checkStageRun), never a figure.
+func benchStage(ctx context.Context, e *engine, spec stageSpec, msgs []streams.Message) (stageRow, error) {
+	row := stageRow{Name: spec.name, Events: len(msgs)}
 	st, err := spec.build(e)
 	if err != nil {
-		return 0, err
+		return row, err
 	}
 	topic := "bench.in." + spec.name
 	st.Inputs = []string{topic}
 	st.Name = "bench." + spec.name
 	if st.State != nil {
-		st.State = streams.NewState(e.kafka, st.Name)
-		st.Processor = pair.NewStage(st.State)
+		// The stage keeps the state its spec built (the knowledge graph for
+		// questions, the open sets for pairing), restored by the runner from
+		// its changelog: that changelog must be empty, or the figure would
+		// be that of a stage resuming someone else's work. (The runner
+		// creates the topic the same way when it starts.)
+		if err := e.kafka.EnsureTopics(ctx, st.State.Topic()); err != nil {
+			return row, err
+		}
+		ends, err := e.kafka.EndOffsets(ctx, st.State.Topic())
+		if err != nil {
+			return row, err
+		}
+		for p, end := range ends[st.State.Topic()] {
+			if end != 0 {
+				return row, fmt.Errorf("bench: stage %s: state changelog %s already holds %d records on partition %d", spec.name, st.State.Topic(), end, p)
+			}
+		}
+	}
+	dlqFrom, err := e.kafka.EndOffsets(ctx, streams.TopicDLQ)
+	if err != nil {
+		return row, err
 	}
 	start := time.Now()
 	if err := produceInput(ctx, e, topic, msgs); err != nil {
-		return 0, err
+		return row, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -292,9 +350,90 @@ func benchStage(ctx context.Context, e *engine, spec stageSpec, msgs []streams.M
 		err = rerr
 	}
 	if err != nil {
-		return 0, err
+		return row, err
 	}
-	return float64(len(msgs)) / took.Seconds(), nil
+	row.Rate = float64(len(msgs)) / took.Seconds()
+	row.Out = counterValue(e.metrics.Out, st.Name)
+	row.DLQ = counterValue(e.metrics.DLQ, st.Name)
+	if row.DLQ > 0 {
+		if row.FirstDeadCause, err = firstDeadLetter(ctx, e, st.Name, dlqFrom[streams.TopicDLQ]); err != nil {
+			return row, err
+		}
+	}
+	return row, checkStageRun(row)
+}
+
+// checkStageRun refuses a run that is not a measurement of the stage doing
+// its work. No dead letter is tolerated: the bench input is the stages' own
+// output on the demo feed, all of it valid, so a single dead letter means
+// the stage was fed the wrong thing or is broken, and its cost (error path,
+// DLQ write) is not the cost of processing. A stage that emitted nothing
+// did no work worth timing.
+func checkStageRun(r stageRow) error {
+	switch {
+	case r.DLQ > 0:
+		return fmt.Errorf("bench: stage %s dead-lettered %d of %d inputs (first: %s); no figure reported", r.Name, r.DLQ, r.Events, r.FirstDeadCause)
+	case r.Out == 0:
+		return fmt.Errorf("bench: stage %s emitted nothing from %d inputs; no figure reported", r.Name, r.Events)
+	}
+	return nil
+}
+
+// counterValue reads a stage's series of one of the runner's counters.
+func counterValue(vec *prometheus.CounterVec, stage string) int {
+	var m dto.Metric
+	if err := vec.WithLabelValues(stage).Write(&m); err != nil {
+		return 0
+	}
+	return int(m.GetCounter().GetValue())
+}
+
+// firstDeadLetter returns the reason of the first dead letter stage wrote
+// to rs.dlq after the offsets in from (partition → offset), in partition
+// order. It fetches through the engine's client, which carries the
+// cluster's authentication.
+func firstDeadLetter(ctx context.Context, e *engine, stage string, from map[int]int64) (string, error) {
+	ends, err := e.kafka.EndOffsets(ctx, streams.TopicDLQ)
+	if err != nil {
+		return "", err
+	}
+	for p := 0; p < len(ends[streams.TopicDLQ]); p++ {
+		for off, end := from[p], ends[streams.TopicDLQ][p]; off < end; {
+			res, err := e.kafka.Client().Fetch(ctx, &kafka.FetchRequest{Topic: streams.TopicDLQ, Partition: p, Offset: off,
+				MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
+			if err != nil {
+				return "", err
+			}
+			if res.Error != nil {
+				return "", res.Error
+			}
+			read := false
+			for {
+				r, err := res.Records.ReadRecord()
+				if err != nil {
+					break // end of this fetch
+				}
+				read = true
+				off = r.Offset + 1
+				var who, why string
+				for _, h := range r.Headers {
+					switch h.Key {
+					case streams.HeaderDLQStage:
+						who = string(h.Value)
+					case streams.HeaderDLQError:
+						why = string(h.Value)
+					}
+				}
+				if who == stage {
+					return why, nil
+				}
+			}
+			if !read {
+				break
+			}
+		}
+	}
+	return "unknown: no dead letter of this stage found on " + streams.TopicDLQ, nil
 }
 
 // benchSink compares the ClickHouse sink (JSON decode + Arrow build + insert
