@@ -41,7 +41,7 @@ func TestVersionedDropsUnchangedAndNumbersChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	k, err := streams.NewKafka(streams.KafkaConfig{Brokers: []string{b.Addr()}, Partitions: 2})
+	k, err := streams.NewKafka(b.ClientConfig().WithPartitions(2))
 	if err != nil {
 		t.Fatal(err)
 	}

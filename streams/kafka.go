@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/segmentio/kafka-go/sasl/plain"
 	"github.com/segmentio/kafka-go/sasl/scram"
+	"github.com/twmb/franz-go/pkg/kgo"
+	franzplain "github.com/twmb/franz-go/pkg/sasl/plain"
+	franzscram "github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // KafkaConfig says how to reach a Kafka cluster.
@@ -28,8 +32,12 @@ type KafkaConfig struct {
 	// SASLPasswordEnv names the environment variable holding the password,
 	// so that the secret never sits in a config file or a log line.
 	SASLPasswordEnv string `yaml:"sasl_password_env" help:"environment variable holding the SASL password"`
-	TLS             bool   `yaml:"tls" help:"connect with TLS"`
-	TLSCAFile       string `yaml:"tls_ca_file" help:"PEM file of CAs to trust (default: system pool)"`
+	// SASLPasswordFile names a file holding the password instead: how a
+	// process reaches the embedded broker of another (see `robustream
+	// broker`), or a secret mounted as a file.
+	SASLPasswordFile string `yaml:"sasl_password_file" help:"file holding the SASL password (instead of sasl_password_env)"`
+	TLS              bool   `yaml:"tls" help:"connect with TLS"`
+	TLSCAFile        string `yaml:"tls_ca_file" help:"PEM file of CAs to trust (default: system pool)"`
 	// Partitions is the partition count of topics robustream creates.
 	Partitions int `yaml:"partitions" help:"partition count of topics robustream creates"`
 }
@@ -45,6 +53,9 @@ func (c KafkaConfig) Validate() []error {
 	if c.SASLMechanism != "" && c.SASLUser == "" {
 		errs = append(errs, errors.New("kafka.sasl_user: required when kafka.sasl_mechanism is set"))
 	}
+	if c.SASLPasswordEnv != "" && c.SASLPasswordFile != "" {
+		errs = append(errs, errors.New("kafka.sasl_password_file: set either it or kafka.sasl_password_env, not both"))
+	}
 	if c.Partitions < 1 || c.Partitions > 1024 {
 		errs = append(errs, fmt.Errorf("kafka.partitions: %d is out of range 1..1024", c.Partitions))
 	}
@@ -55,6 +66,8 @@ func (c KafkaConfig) Validate() []error {
 // an admin client sharing one transport configuration.
 type Kafka struct {
 	cfg       KafkaConfig
+	pass      string      // the SASL password, for the franz-go client
+	tls       *tls.Config // nil without TLS
 	dialer    *kafka.Dialer
 	transport *kafka.Transport
 	client    *kafka.Client
@@ -86,8 +99,16 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 		cfg.Partitions = 4
 	}
 	var mech sasl.Mechanism
+	var pass string
 	if cfg.SASLMechanism != "" {
-		pass := os.Getenv(cfg.SASLPasswordEnv)
+		pass = os.Getenv(cfg.SASLPasswordEnv)
+		if cfg.SASLPasswordFile != "" {
+			raw, err := os.ReadFile(cfg.SASLPasswordFile)
+			if err != nil {
+				return nil, fmt.Errorf("kafka: cannot read the SASL password: %w", err)
+			}
+			pass = strings.TrimSpace(string(raw))
+		}
 		var err error
 		switch cfg.SASLMechanism {
 		case "plain":
@@ -120,6 +141,8 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 	}
 	k := &Kafka{
 		cfg:       cfg,
+		pass:      pass,
+		tls:       tlsCfg,
 		dialer:    &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, SASLMechanism: mech, TLS: tlsCfg},
 		transport: &kafka.Transport{DialTimeout: 10 * time.Second, SASL: mech, TLS: tlsCfg, MetadataTTL: 2 * time.Second},
 	}
@@ -129,6 +152,29 @@ func NewKafka(cfg KafkaConfig) (*Kafka, error) {
 
 // Brokers returns the seed brokers.
 func (k *Kafka) Brokers() []string { return k.cfg.Brokers }
+
+// Dialer is the dialer readers must use: it carries the cluster's SASL
+// and TLS settings.
+func (k *Kafka) Dialer() *kafka.Dialer { return k.dialer }
+
+// franzOpts are the options a franz-go client needs to reach the same
+// cluster with the same credential (the trimmer's DeleteRecords goes
+// through franz-go).
+func (k *Kafka) franzOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(k.cfg.Brokers...)}
+	switch k.cfg.SASLMechanism {
+	case "plain":
+		opts = append(opts, kgo.SASL(franzplain.Auth{User: k.cfg.SASLUser, Pass: k.pass}.AsMechanism()))
+	case "scram-sha-256":
+		opts = append(opts, kgo.SASL(franzscram.Auth{User: k.cfg.SASLUser, Pass: k.pass}.AsSha256Mechanism()))
+	case "scram-sha-512":
+		opts = append(opts, kgo.SASL(franzscram.Auth{User: k.cfg.SASLUser, Pass: k.pass}.AsSha512Mechanism()))
+	}
+	if k.tls != nil {
+		opts = append(opts, kgo.DialTLSConfig(k.tls.Clone()))
+	}
+	return opts
+}
 
 // Partitions returns the partition count used for new topics.
 func (k *Kafka) Partitions() int { return k.cfg.Partitions }
@@ -268,6 +314,11 @@ func Produce(ctx context.Context, w *kafka.Writer, recs ...Record) error {
 		return nil
 	}
 	if err := w.WriteMessages(ctx, toKafka(recs)...); err != nil {
+		if w.Addr != nil {
+			if d := embeddedDiskFull(w.Addr.String(), err); d != nil {
+				return fmt.Errorf("cannot produce %d record(s): %w", len(recs), d)
+			}
+		}
 		var werrs kafka.WriteErrors
 		if errors.As(err, &werrs) {
 			// One line per distinct cause, not one per record.

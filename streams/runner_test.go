@@ -28,7 +28,7 @@ func newTestKafka(t *testing.T, dir string) (*Broker, *Kafka) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := NewKafka(KafkaConfig{Brokers: []string{b.Addr()}, Partitions: 4})
+	k, err := NewKafka(b.ClientConfig().WithPartitions(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func readAll(t *testing.T, k *Kafka, topic string) []kafka.Message {
 		if end == 0 {
 			continue
 		}
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: k.Brokers(), Topic: topic, Partition: p, MaxWait: 100 * time.Millisecond})
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: k.Brokers(), Dialer: k.Dialer(), Topic: topic, Partition: p, MaxWait: 100 * time.Millisecond})
 		for {
 			m, err := r.ReadMessage(ctx)
 			if err != nil {

@@ -25,7 +25,7 @@ type Trimmer struct {
 // not in kafka-go's client, so this one request goes through franz-go, the
 // library the embedded broker is built on.
 func NewTrimmer(r *Runner) (*Trimmer, error) {
-	c, err := kgo.NewClient(kgo.SeedBrokers(r.k.Brokers()...))
+	c, err := kgo.NewClient(r.k.franzOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("trimmer: %w", err)
 	}

@@ -220,7 +220,7 @@ func readPartition(ctx context.Context, e *engine, topic string, p int, end int6
 	if end == 0 {
 		return 0, nil
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: e.kafka.Brokers(), Topic: topic, Partition: p,
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: e.kafka.Brokers(), Dialer: e.kafka.Dialer(), Topic: topic, Partition: p,
 		MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 250 * time.Millisecond})
 	defer r.Close()
 	n := 0

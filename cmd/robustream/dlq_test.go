@@ -27,13 +27,13 @@ import (
 // through the whole pipeline.
 func TestPoisonMessagesGoToDLQ(t *testing.T) {
 	start := time.Now()
-	addr := startBroker(t)
-	k := testKafka(t, addr)
+	tb := startBroker(t)
+	k := testKafka(t, tb)
 	ctx := context.Background()
 	if err := k.EnsureTopics(ctx, allTopics()...); err != nil {
 		t.Fatal(err)
 	}
-	eng, engOut := startRobustream(t, "run", "--kafka-brokers", addr, "--source", "none", "--data-dir", t.TempDir(), "--http", "")
+	eng, engOut := startRobustream(t, append([]string{"run", "--source", "none", "--data-dir", t.TempDir(), "--http", ""}, tb.args()...)...)
 	logs := func() string { return "engine:\n" + tail(engOut.String(), 4000) }
 
 	good := testDocument(t, "acme-results", "# Acme results\n\nAcme Corp's revenue in Q3 2025 was $4.2 billion. Acme Corp acquired Brightline Labs in August 2025.\n\n"+
@@ -60,7 +60,7 @@ func TestPoisonMessagesGoToDLQ(t *testing.T) {
 		{future.DocID, string(futureBytes), schemas.ErrUnknownVersion.Error() + ": got 99"},
 	}
 	for _, p := range poison {
-		produceRaw(t, k, addr, streams.TopicDocuments, part, p.key, []byte(p.value))
+		produceRaw(t, k, tb, streams.TopicDocuments, part, p.key, []byte(p.value))
 	}
 	w := k.NewWriter()
 	defer w.Close()
@@ -193,10 +193,22 @@ func testDocument(t *testing.T, name, text string) *schemas.DocumentVersion {
 	return d
 }
 
+// kcatAuth are the kcat flags that reach the test broker as the engine's
+// SASL user.
+func kcatAuth(t *testing.T, tb testBroker) []string {
+	t.Helper()
+	pass, err := streams.ReadBrokerPassword(tb.passFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"-b", tb.addr, "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=" + streams.BrokerMechanism,
+		"-X", "sasl.username=" + streams.BrokerUser, "-X", "sasl.password=" + pass}
+}
+
 // produceRaw writes value under key to one partition with kcat, a Kafka
 // client independent of the engine's; without kcat it falls back to the Go
 // writer, pinning the partition with streams.PartitionHeader.
-func produceRaw(t *testing.T, k *streams.Kafka, addr, topic string, partition int, key string, value []byte) {
+func produceRaw(t *testing.T, k *streams.Kafka, tb testBroker, topic string, partition int, key string, value []byte) {
 	t.Helper()
 	kcat, err := exec.LookPath("kcat")
 	if err != nil {
@@ -217,7 +229,8 @@ func produceRaw(t *testing.T, k *streams.Kafka, addr, topic string, partition in
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, kcat, "-P", "-b", addr, "-t", topic, "-p", strconv.Itoa(partition), "-k", key, f).CombinedOutput()
+	args := append(kcatAuth(t, tb), "-P", "-t", topic, "-p", strconv.Itoa(partition), "-k", key, f)
+	out, err := exec.CommandContext(ctx, kcat, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kcat: %v\n%s", err, out)
 	}

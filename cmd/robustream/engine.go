@@ -170,10 +170,14 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 	}
 	kcfg := cfg.Kafka
 	if len(kcfg.Brokers) == 0 {
-		if e.broker, err = streams.StartBroker(filepath.Join(cfg.DataDir, "kafka"), "", kcfg.Partitions); err != nil {
+		if e.broker, err = streams.StartBroker(filepath.Join(cfg.DataDir, "kafka"), "", kcfg.Partitions, streams.BrokerLogger(log)); err != nil {
 			return nil, err
 		}
-		kcfg.Brokers = []string{e.broker.Addr()}
+		// The embedded broker admits only its own SASL user: every client
+		// of this process connects with the data dir's credential.
+		bc := e.broker.ClientConfig()
+		kcfg.Brokers, kcfg.SASLMechanism, kcfg.SASLUser = bc.Brokers, bc.SASLMechanism, bc.SASLUser
+		kcfg.SASLPasswordEnv, kcfg.SASLPasswordFile, kcfg.TLS = "", bc.SASLPasswordFile, false
 		log.Info("embedded Kafka broker started", "addr", e.broker.Addr(), "dir", filepath.Join(cfg.DataDir, "kafka"))
 	}
 	if e.kafka, err = streams.NewKafka(kcfg); err != nil {

@@ -39,8 +39,8 @@ const groupPhase = 1000
 
 func testGroupHandover(t *testing.T, stop syscall.Signal) {
 	start := time.Now()
-	addr := startBroker(t)
-	k := testKafka(t, addr)
+	tb := startBroker(t)
+	k := testKafka(t, tb)
 	ctx := context.Background()
 	if err := k.EnsureTopics(ctx, allTopics()...); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func testGroupHandover(t *testing.T, stop syscall.Signal) {
 	// Phase 1: work is waiting before the workers start, so the first
 	// member to join starts on it at once.
 	produce(reqs[:groupPhase])
-	args := []string{"run", "--kafka-brokers", addr, "--stages", "infer", "--source", "none", "--http", ""}
+	args := append([]string{"run", "--stages", "infer", "--source", "none", "--http", ""}, tb.args()...)
 	a, aOut := startRobustream(t, append(args, "--data-dir", t.TempDir())...)
 	b, bOut := startRobustream(t, append(args, "--data-dir", t.TempDir())...)
 	logs := func() string {
@@ -357,21 +357,38 @@ func first(ss []string, n int) []string {
 	return ss
 }
 
+// testBroker is a `robustream broker` process: its address and the file
+// holding its SASL password.
+type testBroker struct{ addr, passFile string }
+
+// args are the flags with which a robustream process connects to it.
+func (b testBroker) args() []string {
+	return []string{"--kafka-brokers", b.addr, "--kafka-sasl-mechanism", "scram-sha-256",
+		"--kafka-sasl-user", streams.BrokerUser, "--kafka-sasl-password-file", b.passFile}
+}
+
+// config is how a client of the test process connects to it.
+func (b testBroker) config() streams.KafkaConfig {
+	return streams.KafkaConfig{Brokers: []string{b.addr}, Partitions: 4, SASLMechanism: "scram-sha-256",
+		SASLUser: streams.BrokerUser, SASLPasswordFile: b.passFile}
+}
+
 // startBroker runs `robustream broker` on a free port with its own data
-// directory and returns its address.
-func startBroker(t *testing.T) string {
+// directory.
+func startBroker(t *testing.T) testBroker {
 	t.Helper()
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	startRobustream(t, "broker", "--data-dir", t.TempDir(), "--listen", addr)
+	dir := t.TempDir()
+	startRobustream(t, "broker", "--data-dir", dir, "--listen", addr)
 	waitListening(t, addr, 20*time.Second)
-	return addr
+	return testBroker{addr: addr, passFile: streams.BrokerPasswordFile(filepath.Join(dir, "kafka"))}
 }
 
 // testKafka is a client of the test's broker with the engine's partition
 // count.
-func testKafka(t *testing.T, addr string) *streams.Kafka {
+func testKafka(t *testing.T, b testBroker) *streams.Kafka {
 	t.Helper()
-	k, err := streams.NewKafka(streams.KafkaConfig{Brokers: []string{addr}, Partitions: 4})
+	k, err := streams.NewKafka(b.config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +411,7 @@ func readTopic(t *testing.T, k *streams.Kafka, topic string) []kafka.Message {
 		if end <= 0 {
 			continue
 		}
-		rd := kafka.NewReader(kafka.ReaderConfig{Brokers: k.Brokers(), Topic: topic, Partition: p, MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 200 * time.Millisecond})
+		rd := kafka.NewReader(kafka.ReaderConfig{Brokers: k.Brokers(), Dialer: k.Dialer(), Topic: topic, Partition: p, MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 200 * time.Millisecond})
 		if err := rd.SetOffset(kafka.FirstOffset); err != nil {
 			t.Fatal(err)
 		}

@@ -119,12 +119,12 @@ func TestKnowledgeLLM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sim.Close()
-	addr := startBroker(t)
-	k := testKafka(t, addr)
+	tb := startBroker(t)
+	k := testKafka(t, tb)
 	data := t.TempDir()
 	start := time.Now()
-	out := robustreamWithStderr(t, "eval", "--once", "--config", knowledgeConfig(t), "--source", "dir:"+knowledgeCorpus(t),
-		"--data-dir", data, "--models", knowledgeModels(t, sim), "--kafka-brokers", addr, "--log-level", "warn")
+	out := robustreamWithStderr(t, append([]string{"eval", "--once", "--config", knowledgeConfig(t), "--source", "dir:" + knowledgeCorpus(t),
+		"--data-dir", data, "--models", knowledgeModels(t, sim), "--log-level", "warn"}, tb.args()...)...)
 	t.Logf("eval --once: %.1fs, %d generator requests", time.Since(start).Seconds(), sim.Stats().Requests)
 	defer func() {
 		if t.Failed() {

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/streams"
 )
 
 // chDB runs one ClickHouse inside the process and allows one storage path
@@ -157,7 +158,13 @@ func (e *chdbEngine) do(ctx context.Context, fn func(c *chdbConn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return fn(e.inst.conn)
+	// A write that found no space comes back as a ClickHouse exception
+	// (NOT_ENOUGH_SPACE, or errno 28 in text): say "disk full" and where.
+	where := "chDB's temporary storage"
+	if e.inst.dataDir != "" {
+		where = filepath.Join(e.inst.dataDir, "clickhouse")
+	}
+	return streams.DiskFull(fn(e.inst.conn), where)
 }
 
 func (e *chdbEngine) Exec(ctx context.Context, query string) error {
