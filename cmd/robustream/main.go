@@ -132,13 +132,14 @@ func cmdBroker(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer unlockDataDir()
 	dir := cfg.DataDir + "/kafka"
-	b, err := streams.StartBroker(dir, *listen, cfg.Kafka.Partitions)
+	b, err := streams.StartBroker(dir, *listen, cfg.Kafka.Partitions, streams.BrokerLogger(log))
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	log.Info("embedded Kafka broker listening", "addr", b.Addr(), "dir", dir)
-	fmt.Fprintf(stdout, "broker listening on %s\n", b.Addr())
+	log.Info("embedded Kafka broker listening", "addr", b.Addr(), "dir", dir, "sasl_mechanism", streams.BrokerMechanism,
+		"sasl_user", streams.BrokerUser, "password_file", b.PasswordFile())
+	fmt.Fprintf(stdout, "broker listening on %s\n%s\n", b.Addr(), b.ConnectHelp())
 	<-ctx.Done()
 	log.Info("broker stopping")
 	return nil
