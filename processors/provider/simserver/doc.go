@@ -1,7 +1,8 @@
 // Package simserver is a simulated GPU inference server for tests and
 // benchmarks: a real HTTP server on 127.0.0.1 that speaks the OpenAI protocol
 // (chat completions, completions, embeddings, models) and reports vLLM's
-// Prometheus gauges, so that the engine's clients and dispatcher can be
+// Prometheus gauges (or SGLang's, TGI's, llama.cpp server's, or none:
+// Config.Metrics), so that the engine's clients and dispatcher can be
 // tested against faults, crashes and saturation without a GPU.
 //
 // What it models is how a vLLM-like server spends its time, not what a model
