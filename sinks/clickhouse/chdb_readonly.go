@@ -24,9 +24,14 @@ type chdbReader struct {
 	lim   Limits
 	free  chan *chdbConn
 	conns int // connections in the pool, free or in use
-	ctlMu sync.Mutex
-	ctl   *chdbConn
-	seq   atomic.Uint64
+	// parser is a session used for EXPLAIN AST alone, never for a query:
+	// it only ever receives one statement the lexer approved, with the
+	// same limits and readonly=1. One, since parsing is short.
+	parser  chan *chdbConn
+	parsers int // 1 once the parse session is open
+	ctlMu   sync.Mutex
+	ctl     *chdbConn
+	seq     atomic.Uint64
 	// open makes a new read-only session (see renew).
 	open func() (*chdbConn, error)
 	// tag makes query markers unique across processes sharing nothing but
@@ -47,7 +52,7 @@ func (e *chdbEngine) ReadOnly(ctx context.Context, lim Limits) (Reader, error) {
 	inst.refs++ // the reader's connections need the engine up
 	chdbMu.Unlock()
 	r := &chdbReader{owner: &chdbEngine{inst: inst}, lim: lim, free: make(chan *chdbConn, lim.Concurrency),
-		tag: fmt.Sprintf("%d", os.Getpid())}
+		parser: make(chan *chdbConn, 1), tag: fmt.Sprintf("%d", os.Getpid())}
 	args := []string{"clickhouse"}
 	if inst.dataDir != "" {
 		args = append(args, "--path="+filepath.Join(inst.dataDir, "clickhouse")+"/")
@@ -80,6 +85,13 @@ func (e *chdbEngine) ReadOnly(ctx context.Context, lim Limits) (Reader, error) {
 		r.free <- c
 	}
 	if err == nil {
+		var p *chdbConn
+		if p, err = r.open(); err == nil {
+			r.parsers++
+			r.parser <- p
+		}
+	}
+	if err == nil {
 		r.ctl, err = open(nil)
 	}
 	if err != nil {
@@ -94,12 +106,34 @@ func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
+	// Before any engine sees the text: exactly one statement.
+	query, _, err = singleStatement(query)
+	if err != nil {
+		return nil, err
+	}
 	if r.closed.Load() {
 		return nil, errClosed("chdb")
 	}
+
+	// The engine's parser decides what the statement is, on the parse
+	// session; EXPLAIN AST of one statement runs nothing (see readonly.go).
+	ast, err := r.on(ctx, r.parser, "EXPLAIN AST "+query, "TabSeparatedRaw")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAST(string(ast), r.lim.Databases); err != nil {
+		return nil, err
+	}
+	return r.on(ctx, r.free, query, format)
+}
+
+// on runs text on a session taken from pool, bounded by the session's
+// limits and killed when ctx ends; a session whose statement failed is
+// replaced (see renew).
+func (r *chdbReader) on(ctx context.Context, pool chan *chdbConn, text, format string) ([]byte, error) {
 	var c *chdbConn
 	select {
-	case c = <-r.free:
+	case c = <-pool:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("no free read-only connection: %w", ctx.Err())
 	}
@@ -108,20 +142,8 @@ func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, e
 		if failed {
 			c = r.renew(c)
 		}
-		r.free <- c
+		pool <- c
 	}()
-
-	// The engine's parser decides what the statement is; EXPLAIN AST runs
-	// nothing (see readonly.go).
-	ast, err := c.query("EXPLAIN AST "+query, "TabSeparatedRaw")
-	if err != nil {
-		failed = true
-		return nil, err
-	}
-	if err := checkAST(string(ast), r.lim.Databases); err != nil {
-		return nil, err
-	}
-
 	// A marker comment identifies the statement in system.processes for
 	// KILL QUERY. It goes first, so no text of the query can hide it.
 	marker := fmt.Sprintf("/* robustream-sql %s-%d */", r.tag, r.seq.Add(1))
@@ -131,7 +153,7 @@ func (r *chdbReader) Query(ctx context.Context, query, format string) ([]byte, e
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := c.query(marker+" "+query, format)
+		out, err := c.query(marker+" "+text, format)
 		done <- result{out, err}
 	}()
 	select {
@@ -187,6 +209,10 @@ func (r *chdbReader) Close() error {
 	for range r.conns {
 		c := <-r.free
 		c.close()
+	}
+	for range r.parsers {
+		p := <-r.parser
+		p.close()
 	}
 	r.ctlMu.Lock()
 	if r.ctl != nil {

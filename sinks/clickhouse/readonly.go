@@ -77,6 +77,9 @@ func (l Limits) settings() []string {
 		fmt.Sprintf("max_result_bytes = %d", l.MaxResultBytes),
 		"result_overflow_mode = 'throw'",
 		fmt.Sprintf("max_threads = %d", l.MaxThreads),
+		// addressToLine, addressToSymbol and demangle read the process's
+		// memory layout and binaries: off (they are also refused by name).
+		"allow_introspection_functions = 0",
 		"readonly = 1",
 	}
 }
@@ -138,7 +141,12 @@ func checkFormat(format string) (string, error) {
 //   - no function that reaches files, the network, processes or
 //     dictionaries, wherever it appears;
 //   - every table named with a database reads from an allowed database
-//     (unqualified names resolve in robustream, the session's database).
+//     (unqualified names resolve in robustream, the session's database);
+//   - system tables by allow-list (systemTables), without their path
+//     columns.
+//
+// The dump is of one statement only: the text was split by
+// singleStatement first, and a dump with a second root is refused.
 
 var guardRoots = []string{"SelectWithUnionQuery", "SelectIntersectExceptQuery", "DescribeQuery", "ShowTables",
 	"ExistsTableQuery", "ShowCreateTableQuery", "Explain"}
@@ -154,7 +162,70 @@ var guardTableFunctions = []string{"numbers", "numbers_mt", "zeros", "zeros_mt",
 var guardDeniedFunctions = []string{
 	"file", "filesystem*", "dict*", "joinget*", "catboost*", "modelevaluate", "naivebayesclassifier",
 	"hascolumnintable", "url", "s3", "remote", "remotesecure", "mysql", "postgresql", "executable", "input", "python",
+	// Introspection: the process's memory layout, symbols and certificates.
+	"addresstoline*", "addresstosymbol", "demangle", "trace*", "showcertificate",
 }
+
+// systemTables are the system tables the read-only path reads: what a
+// user needs to explore the schema, and the row generators. Every other
+// system table is refused, whatever it is: some leak other clients' query
+// text (processes, query_log), paths (disks, dictionaries), or act when read
+// (models starts a bridge process; stack_trace signals every thread of the
+// process). The value lists the columns that reveal paths on the
+// engine's host: a query that reads such a table may not name them nor
+// select with '*' or a COLUMNS matcher.
+var systemTables = map[string][]string{
+	"tables":                         {"data_paths", "data_path", "metadata_path"}, // data_path: servers before 20.x
+	"databases":                      {"data_path", "metadata_path"},
+	"parts":                          {"path", "disk_name"},
+	"columns":                        nil,
+	"functions":                      nil,
+	"table_functions":                nil,
+	"table_engines":                  nil,
+	"data_type_families":             nil,
+	"aggregate_function_combinators": nil,
+	"formats":                        nil,
+	"time_zones":                     nil,
+	"one":                            nil,
+	"numbers":                        nil,
+	"numbers_mt":                     nil,
+	"zeros":                          nil,
+	"zeros_mt":                       nil,
+}
+
+// pathColumn reports whether an identifier names (or may name) a column
+// that reveals a path: any dot-separated part of it, in any case.
+func pathColumn(ident string, columns []string) bool {
+	for _, part := range strings.Split(strings.ToLower(ident), ".") {
+		if slices.Contains(columns, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// systemTable checks a reference to a table of the system database;
+// table is the name after "system.". It returns the table's path columns.
+func systemTable(table string) ([]string, error) {
+	cols, ok := systemTables[strings.ToLower(table)]
+	if !ok {
+		return nil, refused("system table %q is not readable through the SQL API (readable: %s)", table, strings.Join(systemTableNames(), ", "))
+	}
+	return cols, nil
+}
+
+func systemTableNames() []string {
+	names := make([]string, 0, len(systemTables))
+	for n := range systemTables {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// isSystemDB: database names compare without case here, so that no
+// spelling of "system" slips by (the engine itself is case-sensitive).
+func isSystemDB(db string) bool { return strings.EqualFold(db, "system") }
 
 // inFunctions take a table as their second argument (`x IN db.table`).
 var inFunctions = []string{"in", "notin", "globalin", "globalnotin", "nullin", "notnullin", "globalnullin", "globalnotnullin"}
@@ -179,7 +250,10 @@ func parseAST(dump string) ([]astNode, error) {
 		text := strings.TrimLeft(line, " ")
 		depth := len(line) - len(text)
 		if depth > len(stack) || (depth == 0 && len(nodes) > 0) {
-			return nil, fmt.Errorf("unexpected EXPLAIN AST line %q", line)
+			// A second root means a second statement; a line deeper than
+			// its parent, a dump we do not understand. Neither is quoted:
+			// a refusal never carries engine output.
+			return nil, errors.New("the statement does not parse as exactly one statement")
 		}
 		text = stripSuffix(text, " (children ")
 		text = stripSuffix(text, " (alias ")
@@ -192,7 +266,7 @@ func parseAST(dump string) ([]astNode, error) {
 		nodes = append(nodes, astNode{depth: depth, kind: kind, arg: arg, parent: parent})
 	}
 	if len(nodes) == 0 {
-		return nil, errors.New("empty EXPLAIN AST")
+		return nil, errors.New("the statement does not parse as exactly one statement")
 	}
 	return nodes, nil
 }
@@ -229,6 +303,26 @@ func checkAST(dump string, databases []string) error {
 	maxIdents := map[string]int{"ShowTables": 1, "ExistsTableQuery": 2, "ShowCreateTableQuery": 2}[nodes[0].kind]
 	if idents > maxIdents {
 		return refused("FORMAT clauses are not allowed (choose the output format with the format parameter)")
+	}
+	if nodes[0].kind == "Explain" {
+		// EXPLAIN of a query, not of anything else (EXPLAIN TABLE OVERRIDE
+		// takes a table function outside a FROM; EXPLAIN EXPLAIN nests).
+		kids := children(nodes, 0)
+		if len(kids) != 1 || !slices.Contains([]string{"SelectWithUnionQuery", "SelectIntersectExceptQuery"}, nodes[kids[0]].kind) {
+			return refused("EXPLAIN is allowed of a SELECT only")
+		}
+	}
+	// System tables by allow-list; the path columns of those that have
+	// them are checked once every table is known.
+	var pathCols []string
+	tableAllowed := func(name string) error {
+		db, table, qualified := strings.Cut(name, ".")
+		if !qualified || !isSystemDB(db) {
+			return nil
+		}
+		cols, err := systemTable(table)
+		pathCols = append(pathCols, cols...)
+		return err
 	}
 	dbAllowed := func(what, name string) error {
 		db, _, qualified := strings.Cut(name, ".")
@@ -268,11 +362,17 @@ func checkAST(dump string, databases []string) error {
 						if err := dbAllowed("table", nodes[ops[1]].arg); err != nil {
 							return err
 						}
+						if err := tableAllowed(nodes[ops[1]].arg); err != nil {
+							return err
+						}
 					}
 				}
 			}
 		case "TableIdentifier":
 			if err := dbAllowed("table", n.arg); err != nil {
+				return err
+			}
+			if err := tableAllowed(n.arg); err != nil {
 				return err
 			}
 		case "Identifier":
@@ -285,6 +385,19 @@ func checkAST(dump string, databases []string) error {
 				if first && named && !slices.Contains(databases, n.arg) {
 					return refused("database %q is outside the readable databases (%s)", n.arg, strings.Join(databases, ", "))
 				}
+			}
+		}
+	}
+	if len(pathCols) > 0 {
+		// A table with path columns is read: no column may be selected
+		// without being named, and none of them may be named, anywhere in
+		// the statement (aliases and subqueries make finer checks fragile).
+		for _, n := range nodes {
+			if strings.Contains(n.kind, "Asterisk") || strings.Contains(n.kind, "Matcher") {
+				return refused("name the columns you read from system tables ('*' and COLUMNS() would include paths)")
+			}
+			if n.kind == "Identifier" && pathColumn(n.arg, pathCols) {
+				return refused("the columns %s are not readable through the SQL API", strings.Join(pathCols, ", "))
 			}
 		}
 	}

@@ -113,9 +113,35 @@ func TestReadOnlyRefuses(t *testing.T) {
 			"SYSTEM FLUSH LOGS",
 			"KILL QUERY WHERE 1",
 			"SELECT 1; DROP TABLE robustream.documents",
+			"KILL QUERY WHERE 1 ASYNC",
+			"KILL MUTATION WHERE 1",
+			"SYSTEM STOP MERGES",
+			"SET allow_introspection_functions = 1",
+			"USE system",
 			"SELECT 1 SETTINGS max_memory_usage = 0",
 			"SHOW TABLES FROM default",
 			"OPTIMIZE TABLE robustream.documents FINAL",
+		}
+		// Multi-statement text in many spellings: the second statement
+		// would read the secret or write the victim file.
+		var multi []string
+		for _, tail := range []string{
+			fmt.Sprintf("SELECT file('%s')", secretFile),
+			fmt.Sprintf("SELECT 'x' INTO OUTFILE '%s'", victim),
+			"INSERT INTO robustream.documents (doc_id, version) VALUES ('evil', 1)",
+			"KILL QUERY WHERE 1",
+		} {
+			for _, sep := range []string{";", " ; ", ";\n", "\t;\t", " -- c\n;", " /* ; */ ;", "; -- c\n", ";/**/", "\r\n;\r\n"} {
+				multi = append(multi, "SELECT 1"+sep+tail)
+			}
+			multi = append(multi, "SELECT ';'; "+tail, "SELECT 1 /* x */;"+tail+";", "SELECT `a;`;"+tail, "SELECT 1 -- ;\n;"+tail)
+		}
+		for _, q := range multi {
+			// Refused before any engine sees the text, with the fixed
+			// message, whatever the engine.
+			if out, err := r.Query(ctx, q, ""); err != errMultiStatement {
+				t.Errorf("%q: %q, %v; want the multi-statement refusal", q, out, err)
+			}
 		}
 		for _, q := range probes {
 			out, err := r.Query(ctx, q, "")
@@ -145,6 +171,95 @@ func TestReadOnlyRefuses(t *testing.T) {
 		}
 		if got := scalar(t, e, "SELECT count() FROM robustream.documents"); got != "1" {
 			t.Errorf("documents: %s rows after the probes, want 1", got)
+		}
+	})
+}
+
+// TestReadOnlySystemTables: system tables by allow-list, in every
+// spelling; the allowed ones without their path columns.
+func TestReadOnlySystemTables(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, e Engine) {
+		ctx := context.Background()
+		r := openReader(t, e, Limits{})
+		if err := e.Exec(ctx, "INSERT INTO robustream.documents (doc_id, version, text) SELECT 'd1', 1, 'a'"); err != nil {
+			t.Fatal(err) // a part for system.parts
+		}
+		refusedQ := []string{
+			"SELECT thread_id, length(trace) FROM system.stack_trace LIMIT 3",
+			"SELECT * FROM system.models",
+			"SELECT name FROM system.models",
+			"SELECT query FROM system.processes",
+			"SELECT query FROM system.query_log",
+			"SELECT * FROM system.dictionaries",
+			"SELECT name, path FROM system.disks",
+			"SELECT * FROM system.settings",
+			"SELECT * FROM system.zookeeper WHERE path = '/'",
+			"SELECT query FROM `system`.`processes`",
+			"SELECT query FROM \"system\".\"processes\"",
+			"SELECT query FROM SYSTEM.PROCESSES",
+			"SELECT query FROM system . /* c */ processes",
+			"SELECT 1 WHERE 'x' IN system.processes",
+			"SELECT count() FROM (SELECT * FROM system.query_log)",
+			"SELECT count() FROM robustream.outcomes AS o JOIN system.processes AS p ON 1",
+			"DESCRIBE (SELECT query FROM system.processes)",
+			"EXPLAIN SELECT * FROM system.stack_trace",
+			"SELECT * FROM merge('system', '^proc')",
+			// Path columns of the allowed tables.
+			"SELECT * FROM system.tables",
+			"SELECT metadata_path FROM system.tables",
+			"SELECT data_paths FROM system.tables",
+			"SELECT t.metadata_path FROM system.tables AS t",
+			"SELECT name FROM system.databases WHERE data_path != ''",
+			"SELECT path FROM system.parts",
+			"SELECT t.* FROM system.tables AS t",
+			"WITH x AS (SELECT metadata_path AS m FROM system.tables) SELECT m FROM x",
+		}
+		if guarded(e) {
+			refusedQ = append(refusedQ,
+				"SELECT COLUMNS('path') FROM system.tables",
+				"SELECT * EXCEPT (name) FROM system.databases",
+				"SELECT demangle('x')",
+				"SELECT addressToLine(toUInt64(0))",
+				"SELECT addressToSymbol(toUInt64(0))")
+		}
+		for _, q := range refusedQ {
+			out, err := r.Query(ctx, q, "")
+			if err == nil {
+				t.Errorf("%s: ran (%.200q), want refused", q, out)
+			} else if (guarded(e) || !strings.Contains(q, "merge(")) && !errors.Is(err, ErrRefused) {
+				t.Errorf("%s: %v, want a refusal", q, err)
+			}
+		}
+		// The allowed ones work and show no path.
+		dir := ""
+		if c, ok := e.(*chdbEngine); ok {
+			dir = c.inst.dataDir
+		}
+		for _, q := range []string{
+			"SELECT database, name, engine FROM system.tables WHERE database = 'robustream' ORDER BY name",
+			"SELECT * FROM system.columns WHERE database = 'robustream' AND table = 'outcomes'",
+			"SELECT name, engine FROM system.databases",
+			"SELECT database, table, name, rows FROM system.parts",
+			"SELECT count() FROM system.functions WHERE name = 'sum'",
+			"SELECT count() FROM system.one",
+		} {
+			out, err := r.Query(ctx, q, "TabSeparated")
+			if err != nil {
+				t.Errorf("%s: %v", q, err)
+				continue
+			}
+			if len(out) == 0 {
+				t.Errorf("%s: no rows", q)
+			}
+			if dir != "" && strings.Contains(string(out), dir) || strings.Contains(string(out), "/store/") {
+				t.Errorf("%s: shows a path: %.300s", q, out)
+			}
+		}
+		if guarded(e) {
+			out, err := r.Query(ctx, "SELECT * FROM information_schema.tables WHERE table_schema = 'robustream'", "")
+			if err != nil || !strings.Contains(string(out), "outcomes") || dir != "" && strings.Contains(string(out), dir) {
+				t.Errorf("information_schema.tables: %v, %.300s", err, out)
+			}
 		}
 	})
 }

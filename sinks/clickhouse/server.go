@@ -233,6 +233,12 @@ func (r *serverReader) Query(ctx context.Context, query, format string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
+	// Before anything is sent: exactly one statement (a server refuses a
+	// second one on the native protocol, but that is its rule, not ours).
+	query, toks, err := singleStatement(query)
+	if err != nil {
+		return nil, err
+	}
 	select {
 	case r.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -256,6 +262,9 @@ func (r *serverReader) Query(ctx context.Context, query, format string) ([]byte,
 		// runs KILL QUERY and USE under readonly=1.
 		if kw := firstKeyword(query); !slices.Contains(readKeywords, kw) {
 			return nil, refused("only SELECT, WITH, DESCRIBE, SHOW, EXISTS and EXPLAIN statements are allowed (got %q)", kw)
+		}
+		if err := checkSystemTokens(toks); err != nil {
+			return nil, err
 		}
 	} else {
 		ast, err := r.e.Query(ctx, "EXPLAIN AST "+query, "TabSeparatedRaw")
@@ -302,4 +311,37 @@ func firstKeyword(q string) string {
 			return strings.ToUpper(q[:end])
 		}
 	}
+}
+
+// checkSystemTokens applies the system-table allow-list where no parse is
+// at hand (servers before EXPLAIN AST), on the statement's tokens: every
+// `system . name` must name an allowed table, and when one with path
+// columns is read, no token may be '*' or a path column's name. Stricter
+// than the parse-based check (a '*' that multiplies is refused too), never
+// looser: comments and quotes are already resolved by the lexer.
+func checkSystemTokens(toks []sqlToken) error {
+	var pathCols []string
+	for i := 0; i+2 < len(toks); i++ {
+		name := toks[i]
+		if (name.kind == tokWord || name.kind == tokQuoted) && isSystemDB(name.text) &&
+			toks[i+1].kind == tokPunct && toks[i+1].text == "." && (toks[i+2].kind == tokWord || toks[i+2].kind == tokQuoted) {
+			cols, err := systemTable(toks[i+2].text)
+			if err != nil {
+				return err
+			}
+			pathCols = append(pathCols, cols...)
+		}
+	}
+	if len(pathCols) == 0 {
+		return nil
+	}
+	for _, t := range toks {
+		if t.kind == tokPunct && t.text == "*" {
+			return refused("name the columns you read from system tables ('*' would include paths)")
+		}
+		if (t.kind == tokWord || t.kind == tokQuoted) && pathColumn(t.text, pathCols) {
+			return refused("the columns %s are not readable through the SQL API", strings.Join(pathCols, ", "))
+		}
+	}
+	return nil
 }
