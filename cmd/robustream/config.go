@@ -47,8 +47,14 @@ type Config struct {
 	// cannot hold a connection for ever.
 	HTTPReadTimeout time.Duration `yaml:"http_read_timeout" help:"longest a client may take to send a request"`
 	HTTPIdleTimeout time.Duration `yaml:"http_idle_timeout" help:"how long an idle keep-alive connection is kept"`
-	SQL             SQLConfig     `yaml:"sql"`
-	Alerts          AlertsConfig  `yaml:"alerts"`
+	// The connection caps keep descriptors for chDB and Kafka whatever
+	// clients do (see connlimit.go); the failure budget stops token
+	// guessing (see authlimit.go).
+	HTTPMaxConns          int          `yaml:"http_max_conns" help:"connections the HTTP server holds at once (lowered to leave descriptors for ClickHouse and Kafka); at the cap the longest-idle one is closed, or the new one refused"`
+	HTTPMaxConnsPerClient int          `yaml:"http_max_conns_per_client" help:"connections one client address (IPv4, or IPv6 /64) may hold at once"`
+	HTTPAuthFailures      int          `yaml:"http_auth_failures_per_minute" help:"wrong API tokens one client address may send per minute (burst and refill); beyond, 429 until it refills"`
+	SQL                   SQLConfig    `yaml:"sql"`
+	Alerts                AlertsConfig `yaml:"alerts"`
 }
 
 // SQLConfig bounds the read-only SQL path (/api/sql, and sql/report against
@@ -94,6 +100,7 @@ func defaultConfig() Config {
 		Log:             LogConfig{Level: "info"},
 		HTTPReadTimeout: 30 * time.Second,
 		HTTPIdleTimeout: 60 * time.Second,
+		HTTPMaxConns:    1024, HTTPMaxConnsPerClient: 256, HTTPAuthFailures: 10,
 		SQL: SQLConfig{Timeout: 30 * time.Second, MaxMemoryMB: 1024, MaxResultRows: 1_000_000, MaxResultMB: 64,
 			Databases: []string{"robustream", "system", "information_schema", "INFORMATION_SCHEMA"}, MaxConcurrency: 2},
 		Alerts: defaultAlerts(),
@@ -115,6 +122,15 @@ func (c *Config) Validate() []error {
 	}{{"http_read_timeout", c.HTTPReadTimeout}, {"http_idle_timeout", c.HTTPIdleTimeout}} {
 		if d.v < 100*time.Millisecond || d.v > time.Hour {
 			errs = append(errs, fmt.Errorf("%s: %s must be between 100ms and 1h", d.path, d.v))
+		}
+	}
+	for _, r := range []struct {
+		path      string
+		n, lo, hi int
+	}{{"http_max_conns", c.HTTPMaxConns, minConnCap, 1 << 20}, {"http_max_conns_per_client", c.HTTPMaxConnsPerClient, 1, 1 << 20},
+		{"http_auth_failures_per_minute", c.HTTPAuthFailures, 1, 10_000}} {
+		if r.n < r.lo || r.n > r.hi {
+			errs = append(errs, fmt.Errorf("%s: %d is out of range %d..%d", r.path, r.n, r.lo, r.hi))
 		}
 	}
 	errs = append(errs, c.Stages.validate()...)

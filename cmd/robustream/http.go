@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/robustream/robustream/processors/perturb"
@@ -50,6 +51,49 @@ type server struct {
 	anyIP         bool
 	loopback      bool
 	metricsPublic bool
+	// conns caps the connections (set by serve); auth limits wrong tokens
+	// per client address.
+	conns *connLimiter
+	auth  *authLimiter
+}
+
+// checkHTTPAccess refuses, before the engine opens anything, what newServer
+// would refuse once the broker, ClickHouse and the stages are up: a token
+// variable that is empty, or an address off loopback without a token. The
+// address is resolved as net.Listen would: no host or a wildcard is every
+// interface; a name is loopback only if all its addresses are.
+func checkHTTPAccess(ctx context.Context, cfg *Config) error {
+	if cfg.HTTP == "" {
+		return nil
+	}
+	if cfg.HTTPToken != "" {
+		if os.Getenv(cfg.HTTPToken) == "" {
+			return fmt.Errorf("http: http_token_env names %s, which is empty or unset", cfg.HTTPToken)
+		}
+		return nil
+	}
+	host, _, err := net.SplitHostPort(cfg.HTTP)
+	if err != nil {
+		return fmt.Errorf("http: %q is not host:port: %w", cfg.HTTP, err)
+	}
+	loopback := host != ""
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		loopback = ip.IsLoopback()
+	} else if host != "" {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		addrs, err := net.DefaultResolver.LookupIPAddr(rctx, host)
+		if err != nil {
+			return fmt.Errorf("http: cannot resolve %s: %w", host, err)
+		}
+		for _, a := range addrs {
+			loopback = loopback && a.IP.IsLoopback()
+		}
+	}
+	if !loopback {
+		return fmt.Errorf("http: %s is not a loopback address; set http_token_env to an environment variable holding the API token", cfg.HTTP)
+	}
+	return nil
 }
 
 func newServer(e *engine, addr string) (*server, error) {
@@ -57,7 +101,8 @@ func newServer(e *engine, addr string) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("http: cannot listen on %s: %w", addr, err)
 	}
-	s := &server{e: e, ln: ln, addr: ln.Addr().String(), hosts: map[string]bool{}, metricsPublic: e.cfg.HTTPMetricsPublic}
+	s := &server{e: e, ln: ln, addr: ln.Addr().String(), hosts: map[string]bool{}, metricsPublic: e.cfg.HTTPMetricsPublic,
+		auth: newAuthLimiter(e.cfg.HTTPAuthFailures, e.log)}
 	if e.cfg.HTTPToken != "" {
 		s.token = os.Getenv(e.cfg.HTTPToken)
 		if s.token == "" {
@@ -70,6 +115,8 @@ func newServer(e *engine, addr string) (*server, error) {
 	s.loopback = ip != nil && ip.IsLoopback()
 	if !s.loopback && s.token == "" {
 		// Off loopback everything but the probes needs a bearer token.
+		// checkHTTPAccess refused this before the engine started; the
+		// address bound is what counts, so it is checked again here.
 		ln.Close()
 		return nil, fmt.Errorf("http: %s is not a loopback address; set http_token_env to an environment variable holding the API token", addr)
 	}
@@ -151,16 +198,43 @@ func (s *server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if s.token != "" && !s.public(r.URL.Path) && !s.authorized(r) {
-			// Browsers answer the Basic challenge with a login prompt: the
-			// dashboard works with the token as the password.
-			h.Add("WWW-Authenticate", `Bearer realm="robustream"`)
-			h.Add("WWW-Authenticate", `Basic realm="robustream: any user name, the API token as password", charset="UTF-8"`)
-			http.Error(w, "missing or wrong token: send Authorization: Bearer <token>", http.StatusUnauthorized)
+		if s.token != "" && !s.public(r.URL.Path) && !s.allowed(w, r) {
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// allowed checks the token of a request that needs one, and answers it
+// when it does not pass: 429 once its address has used up its wrong tokens
+// (the credential is not even compared), 401 otherwise.
+func (s *server) allowed(w http.ResponseWriter, r *http.Request) bool {
+	client := "unknown"
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		if ip := net.ParseIP(host); ip != nil {
+			client = clientKey(&net.TCPAddr{IP: ip})
+		}
+	}
+	if wait, blocked := s.auth.blocked(client, r.URL.Path); blocked {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())))
+		http.Error(w, "too many wrong tokens from this address: try again later", http.StatusTooManyRequests)
+		return false
+	}
+	if s.authorized(r) {
+		return true
+	}
+	if r.Header.Get("Authorization") != "" {
+		// Only a credential sent is a guess: a browser's first request,
+		// before its login prompt, carries none.
+		s.auth.failed(client, r.URL.Path)
+	}
+	// Browsers answer the Basic challenge with a login prompt: the
+	// dashboard works with the token as the password.
+	h := w.Header()
+	h.Add("WWW-Authenticate", `Bearer realm="robustream"`)
+	h.Add("WWW-Authenticate", `Basic realm="robustream: any user name, the API token as password", charset="UTF-8"`)
+	http.Error(w, "missing or wrong token: send Authorization: Bearer <token>", http.StatusUnauthorized)
+	return false
 }
 
 func (s *server) hostAllowed(host string) bool {
@@ -218,8 +292,26 @@ func (s *server) authorized(r *http.Request) bool {
 
 // serve runs until ctx ends.
 func (s *server) serve(ctx context.Context) error {
+	limit, err := raiseFileLimit()
+	if err != nil {
+		s.e.log.Warn("cannot raise the descriptor limit", "limit", limit, "err", err)
+	}
+	maxConns, why := connCap(s.e.cfg.HTTPMaxConns, limit)
+	if why != "" {
+		s.e.log.Warn("http: " + why)
+	}
+	s.conns = newConnLimiter(s.ln, maxConns, s.e.cfg.HTTPMaxConnsPerClient, s.e.log)
+	s.e.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "robustream_http_connections_open",
+			Help: "HTTP connections held, at most http_max_conns."}, func() float64 { return float64(s.conns.open()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "robustream_http_connections_refused_total",
+			Help: "HTTP connections closed at accept: at a cap with every connection busy."}, func() float64 { return float64(s.conns.refused.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "robustream_http_connections_evicted_total",
+			Help: "Idle HTTP connections closed to make room at a cap."}, func() float64 { return float64(s.conns.evicted.Load()) }))
+	go s.auth.run(ctx)
 	hs := &http.Server{
-		Handler: s.handler(),
+		Handler:   s.handler(),
+		ConnState: s.conns.connState,
 		// A client that sends its headers or body slowly, or keeps an idle
 		// connection open, cannot hold a connection for ever.
 		ReadHeaderTimeout: min(10*time.Second, s.e.cfg.HTTPReadTimeout),
@@ -235,7 +327,7 @@ func (s *server) serve(ctx context.Context) error {
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Serve(s.conns); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

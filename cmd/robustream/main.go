@@ -92,6 +92,13 @@ func parseConfig(fs *flag.FlagSet, args []string, stdout io.Writer, keys ...stri
 	if l.dryRun && cfg != nil && slices.Contains(keys, "stages.*") {
 		errs = append(errs, dryBuild(cfg)...)
 	}
+	if cfg != nil && fs.Name() == "run" {
+		// The one command that serves HTTP: its access rule is checked
+		// before anything is opened (and by --dry-run).
+		if err := checkHTTPAccess(context.Background(), cfg); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		msg := fmt.Sprintf("%d configuration error(s):", len(errs))
 		for _, e := range errs {

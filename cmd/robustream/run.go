@@ -26,7 +26,8 @@ var errDrained = errors.New("drained")
 var runKeys = []string{"data_dir", "http", "stages.*", "source", "models", "kafka.brokers", "kafka.sasl_mechanism",
 	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
 	"clickhouse.url", "clickhouse.chdb_lib", "clickhouse.cluster", "demo.seed", "demo.periods", "demo.interval", "log.level", "log.format",
-	"http_token_env", "http_allowed_hosts", "http_metrics_public", "http_read_timeout", "http_idle_timeout", "sql.timeout", "sql.max_memory_mb",
+	"http_token_env", "http_allowed_hosts", "http_metrics_public", "http_read_timeout", "http_idle_timeout",
+	"http_max_conns", "http_max_conns_per_client", "http_auth_failures_per_minute", "sql.timeout", "sql.max_memory_mb",
 	"sql.max_result_rows", "sql.max_result_mb", "sql.max_threads", "sql.max_concurrency", "alerts.*"}
 
 func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
