@@ -93,6 +93,7 @@ type openaiModel struct {
 	APIKeyEnv         string        `yaml:"api_key_env"`
 	Endpoint          string        `yaml:"endpoint"`
 	MaxInFlight       inFlight      `yaml:"max_in_flight"`
+	MaxInFlightCap    int           `yaml:"max_in_flight_cap"`
 	RequestsPerSecond float64       `yaml:"requests_per_second"`
 	TokensPerSecond   float64       `yaml:"tokens_per_second"`
 	Timeout           time.Duration `yaml:"timeout"`
@@ -173,6 +174,7 @@ var openaiKind = modelKind{name: "openai", entry: func() any { return new(openai
 			Endpoint:  m.Endpoint,
 			Limits: provider.Limits{
 				MaxInFlight:       int(m.MaxInFlight),
+				MaxInFlightCap:    m.MaxInFlightCap,
 				RequestsPerSecond: m.RequestsPerSecond,
 				TokensPerSecond:   m.TokensPerSecond,
 			},

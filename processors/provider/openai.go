@@ -192,6 +192,9 @@ func validateLimits(l Limits) []error {
 	if l.MaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("max_in_flight: %d is negative", l.MaxInFlight))
 	}
+	if l.MaxInFlightCap < 0 {
+		errs = append(errs, fmt.Errorf("max_in_flight_cap: %d is negative", l.MaxInFlightCap))
+	}
 	for _, r := range []struct {
 		key string
 		v   float64

@@ -23,6 +23,12 @@ type Limits struct {
 	// MaxInFlight is the most calls under way at once; 0 means auto (the
 	// dispatcher finds the level the service sustains).
 	MaxInFlight int
+	// MaxInFlightCap bounds an automatic window (MaxInFlight 0) from
+	// above; 0 means the dispatcher's own bound (1024). A server that
+	// publishes no queue gauges is sized from latency, and a cap is how an
+	// operator who knows its slots keeps the window from probing far past
+	// them.
+	MaxInFlightCap int
 	// RequestsPerSecond caps the rate of calls; 0 means unlimited.
 	RequestsPerSecond float64
 	// TokensPerSecond caps the rate of prompt plus completion tokens;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ func checkLimits(path string, l provider.Limits) []error {
 	var errs []error
 	if l.MaxInFlight < 0 || l.MaxInFlight > autoMax {
 		errs = append(errs, fmt.Errorf("%s.max_in_flight: %d out of range 0..%d", path, l.MaxInFlight, autoMax))
+	}
+	if l.MaxInFlightCap < 0 || l.MaxInFlightCap > autoMax {
+		errs = append(errs, fmt.Errorf("%s.max_in_flight_cap: %d out of range 0..%d", path, l.MaxInFlightCap, autoMax))
 	}
 	if l.RequestsPerSecond < 0 || l.TokensPerSecond < 0 {
 		errs = append(errs, fmt.Errorf("%s: rate limits must not be negative", path))
@@ -65,6 +69,10 @@ func newDispatcher(m provider.Model, affinity bool, now func() time.Time) *dispa
 	}
 	d := &dispatcher{model: m, remote: remote, gate: newGate(l.MaxInFlight, affinity),
 		breaker: streams.NewBreaker(breakerFailures, breakerCooldown, now), now: now}
+	if d.gate.auto && l.MaxInFlightCap > 0 {
+		d.gate.max = float64(l.MaxInFlightCap)
+		d.gate.limit = math.Min(d.gate.limit, d.gate.max)
+	}
 	if lr, ok := m.(loadReporter); ok {
 		d.gate.load = lr.Load
 	}

@@ -179,3 +179,19 @@ func TestAutoWindowBacksOff(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoWindowCap: max_in_flight_cap bounds an automatic window, however
+// flat the latency stays.
+func TestAutoWindowCap(t *testing.T) {
+	m := &countingModel{id: "gpu", pause: time.Millisecond, limits: provider.Limits{MaxInFlightCap: 5}}
+	d := newDispatcher(m, false, time.Now)
+	if _, failed := drive(t, d, 32, 600, "capped"); failed > 0 {
+		t.Fatalf("%d calls failed", failed)
+	}
+	if d.gate.Limit() != 5 || m.peak.Load() > 5 {
+		t.Errorf("window %d, %d calls at once; want 5 at most", d.gate.Limit(), m.peak.Load())
+	}
+	if errs := checkLimits("models[0]", provider.Limits{MaxInFlightCap: autoMax + 1}); len(errs) != 1 {
+		t.Errorf("a cap past %d: %v", autoMax, errs)
+	}
+}
