@@ -34,7 +34,7 @@ static rs_chdb_api rs_chdb;
 // rs_chdb_load opens the library and resolves every symbol we use. It
 // returns NULL on success, else a message owned by libdl or a literal.
 static void rs_save_signals(struct sigaction *saved, char *valid);
-static void rs_restore_signals(const struct sigaction *saved, const char *valid);
+static void rs_restore_signals(const struct sigaction *saved, const char *valid, int keep);
 
 static const char *rs_chdb_load(const char *path) {
 	// Static initializers run inside dlopen; none of 26.5's touch signal
@@ -43,7 +43,7 @@ static const char *rs_chdb_load(const char *path) {
 	static char valid[NSIG];
 	rs_save_signals(saved, valid);
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	rs_restore_signals(saved, valid);
+	rs_restore_signals(saved, valid, 0);
 	if (h == NULL) {
 		return dlerror();
 	}
@@ -77,11 +77,18 @@ static void rs_save_signals(struct sigaction *saved, char *valid) {
 }
 
 // rs_restore_signals puts back every disposition that changed since
-// rs_save_signals.
-static void rs_restore_signals(const struct sigaction *saved, const char *valid) {
+// rs_save_signals, except signal keep (0: none) when chDB installed a
+// handler where there was none: that one stays, made to run on the
+// thread's signal stack.
+static void rs_restore_signals(const struct sigaction *saved, const char *valid, int keep) {
 	struct sigaction cur;
 	for (int s = 1; s < NSIG; s++) {
 		if (!valid[s] || sigaction(s, NULL, &cur) != 0) {
+			continue;
+		}
+		if (s == keep && saved[s].sa_handler == SIG_DFL && (cur.sa_flags & SA_SIGINFO) != 0) {
+			cur.sa_flags |= SA_ONSTACK;
+			sigaction(s, &cur, NULL);
 			continue;
 		}
 		if (cur.sa_sigaction != saved[s].sa_sigaction || cur.sa_flags != saved[s].sa_flags) {
@@ -103,7 +110,15 @@ static void **rs_chdb_connect(int argc, char **argv) {
 	rs_save_signals(saved, valid);
 	rs_chdb.set_signal_handlers_enabled(0);
 	void **conn = rs_chdb.connect(argc, argv);
-	rs_restore_signals(saved, valid);
+	// SIGRTMIN is ClickHouse's own: system.stack_trace sends it to every
+	// thread of the process, Go's included, and installs its handler when
+	// the table is attached (during connect). Go leaves SIGRTMIN at
+	// SIG_DFL, so putting that back made the first read of the table kill
+	// the process ("Real-time signal 0"). chDB's handler stays, with
+	// SA_ONSTACK, which Go requires of foreign handlers that may run on its
+	// threads (they have a signal stack; the handler only records a stack
+	// and writes to a pipe).
+	rs_restore_signals(saved, valid, SIGRTMIN);
 	return conn;
 }
 
