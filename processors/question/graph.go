@@ -33,6 +33,8 @@ type Edge struct {
 	// the fact belongs to (the sentence's time expression, else the month of
 	// publication): facts of different periods do not conflict.
 	rel, h, t, period string
+	// month is the month of publication, counted from year 0 (0: unknown).
+	month int
 	// dated: the period comes from the sentence itself, not from the
 	// publication date.
 	dated bool
@@ -43,7 +45,7 @@ func EdgeOf(t *schemas.Triplet) *Edge {
 	return &Edge{ID: EdgeKey(t), TripletID: t.TripletID, Head: t.Head, Relation: t.Relation, Tail: t.Tail, Kind: t.Kind,
 		Sentence: t.SourceSentence, ChunkID: t.ChunkID, DocID: t.DocID, Domain: t.Domain,
 		DocVersion: t.DocVersion, PublishedAt: t.PublishedAt,
-		rel: RelationKey(t.Relation), h: headKey(t), t: EntityKey(t.Tail), period: periodKey(t),
+		rel: RelationKey(t.Relation), h: headKey(t), t: EntityKey(t.Tail), period: periodKey(t), month: monthOf(t.PublishedAt),
 		dated: anchor(t.Head, t.Tail, t.SourceSentence) != ""}
 }
 
@@ -51,8 +53,33 @@ func EdgeOf(t *schemas.Triplet) *Edge {
 // question: facts dated by their own sentences must be of one period
 // ("employed 11,400 people in Q1 2024" does not combine with "opened 17
 // stores in Q2 2024"); a fact dated only by its document's publication
-// combines with any.
-func compatible(a, b *Edge) bool { return !a.dated || !b.dated || a.period == b.period }
+// holds as of that publication, and combines with the facts published
+// within combineMonths of it (with any, when either date is unknown).
+func compatible(a, b *Edge) bool {
+	if a.dated && b.dated {
+		return a.period == b.period
+	}
+	if a.month == 0 || b.month == 0 {
+		return true
+	}
+	return max(a.month-b.month, b.month-a.month) <= combineMonths
+}
+
+// combineMonths is how far apart two publications may be for a fact of one
+// dated only by its publication to be combined with a fact of the other.
+// A description grows stale ("the company that operates 27 wind farms" as
+// of a report two years old), and without a bound every quarterly report
+// of a company would pair with all of its earlier ones: the questions per
+// period of an unbounded feed would grow with its age.
+const combineMonths = 12
+
+// monthOf counts the months of a date from year 0 (0 for the zero time).
+func monthOf(at time.Time) int {
+	if at.IsZero() {
+		return 0
+	}
+	return at.Year()*12 + int(at.Month())
+}
 
 // headKey is the entity key of a triplet's head. A table row named by a
 // common noun ("Revenue", "Operating margin") is a line of that document's
@@ -181,7 +208,6 @@ type Graph struct {
 	refs    map[string]int             // chunk id → edges citing it
 	byDoc   map[string]map[string]bool // document → edge ids
 	pdeg    map[string]map[string]int  // canonical entity → period → edges
-	total   map[string]int             // canonical entity → edges
 	// outRel and inRel index the edges of an entity by relation and
 	// period, for the uniqueness checks.
 	outRel, inRel map[string]map[string]map[string]*Edge
@@ -193,7 +219,7 @@ func NewGraph() *Graph {
 	return &Graph{edges: map[string]*Edge{}, out: map[string]map[string]*Edge{}, in: map[string]map[string]*Edge{},
 		parent: map[string]string{}, links: map[string]map[string]bool{}, docKeys: map[string]map[string]bool{},
 		chunks: map[string]string{}, refs: map[string]int{}, byDoc: map[string]map[string]bool{},
-		pdeg: map[string]map[string]int{}, total: map[string]int{},
+		pdeg:   map[string]map[string]int{},
 		outRel: map[string]map[string]map[string]*Edge{}, inRel: map[string]map[string]map[string]*Edge{},
 		flags: map[string]describes{}}
 }
@@ -273,7 +299,6 @@ func (g *Graph) union(a, b string) (string, bool) {
 		g.count(ra, p, n)
 	}
 	delete(g.pdeg, rb)
-	delete(g.total, rb)
 	for l := range g.links[rb] {
 		g.link(ra, l)
 	}
@@ -444,37 +469,31 @@ func (g *Graph) adjacent(adj map[string]map[string]*Edge, n string) []hop {
 	return out
 }
 
-// degree is the number of edges of a period at an entity (links not
-// counted).
-func (g *Graph) degree(n, period string) int { return g.pdeg[n][period] }
-
-// hub reports whether an entity has too many edges in a period to be a
-// pivot ("2025", a country every report names): patterns through it are
-// not enumerated, which keeps the work per new edge independent of the
-// graph's size. Degrees count per period, so a company reported on every
-// quarter does not become a hub by growing older.
+// hub reports whether an entity has more than HubDegree edges in the
+// period of an edge ("2025", a country every report names): it is then no
+// pivot for that edge, and patterns through it from that edge are not
+// enumerated. The period is the fact's own (its sentence's time expression,
+// else its month of publication), for undated facts too: counted over every
+// period, the degree of a company reported on every quarter would cross the
+// bound as its reports accumulated, retiring the questions it had pivoted,
+// and which questions were asked before it crossed would depend on the
+// order in which the periods' documents arrived (two runs of the demo feed,
+// whose partitions interleave periods differently, asked different
+// questions). Per period, whether an entity is a hub for a fact depends on
+// the documents of that period alone.
 func (g *Graph) hub(n string, e *Edge, lim PatternLimits) bool {
-	if e.dated {
-		return g.degree(n, e.period) > lim.HubDegree
-	}
-	// An undated fact combines with facts of every period: all of them
-	// count.
-	return g.total[n] > lim.HubDegree
+	return g.pdeg[n][e.period] > lim.HubDegree
 }
 
-// hubAny reports whether an entity has more edges than a hub may have in
-// all.
-func (g *Graph) hubAny(n string, lim PatternLimits) bool { return g.total[n] > lim.HubDegree }
-
 func (g *Graph) count(n, period string, d int) {
-	if g.total[n] += d; g.total[n] <= 0 {
-		delete(g.total, n)
-	}
 	if g.pdeg[n] == nil {
 		g.pdeg[n] = map[string]int{}
 	}
 	if g.pdeg[n][period] += d; g.pdeg[n][period] <= 0 {
 		delete(g.pdeg[n], period)
+		if len(g.pdeg[n]) == 0 {
+			delete(g.pdeg, n)
+		}
 	}
 }
 

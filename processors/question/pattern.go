@@ -51,9 +51,10 @@ func (in *Instance) Answer() (*Edge, bool) {
 type PatternLimits struct {
 	// MaxHops is the longest path (GRADE: 2–5 hops).
 	MaxHops int `yaml:"max_hops" help:"longest multi-hop path, 2..5 (GRADE)"`
-	// HubDegree is the degree above which an entity is too generic to be a
-	// pivot ("the company", "2025"): paths do not pass through it.
-	HubDegree int `yaml:"hub_degree" help:"entities with more edges than this are never pivots"`
+	// HubDegree is the degree, in one period, above which an entity is too
+	// generic to be a pivot for the facts of that period ("the company",
+	// "2025"): paths from them do not pass through it (Graph.hub).
+	HubDegree int `yaml:"hub_degree" help:"entities with more edges than this in a fact's period are never its pivots"`
 	// PerDocument caps the questions of one pattern whose answer comes from
 	// one document. The kept ones are those of smallest id, so the set does
 	// not depend on the order documents arrive in.
