@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -74,7 +73,10 @@ type Config struct {
 // Stats counts what the source did since it was created.
 type Stats struct {
 	Emitted int64 // documents emitted
-	Skipped int64 // files skipped as malformed or unreadable
+	// Skipped counts files skipped as malformed or unreadable, and entries
+	// that are not regular files (links, FIFOs, sockets, devices, loops),
+	// each once per warning.
+	Skipped int64
 }
 
 // Source reads a folder. It implements streams.Source.
@@ -83,6 +85,9 @@ type Source struct {
 	root string
 	log  *slog.Logger
 	seen map[string]fileState // by absolute path, owned by Run
+	// warned holds the entries already named in a warning, so that a link
+	// or FIFO that stays is named once and not at every poll; owned by Run.
+	warned map[warnKey]bool
 	// maxRecord is maxRecordBytes; tests lower or raise it to reach both
 	// the source's own check and the emit-side rejection.
 	maxRecord int
@@ -91,8 +96,10 @@ type Source struct {
 }
 
 // fileState is what a scan remembers of a file to notice changes cheaply:
-// modification time and size gate the read, the hash gates the emit.
+// identity, modification time and size gate the read, the hash gates the
+// emit.
 type fileState struct {
+	id   fileID
 	mod  time.Time
 	size int64
 	hash string // "" for a skipped file
@@ -128,7 +135,7 @@ func New(cfg Config, log *slog.Logger) (*Source, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState), maxRecord: maxRecordBytes}, nil
+	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState), warned: make(map[warnKey]bool), maxRecord: maxRecordBytes}, nil
 }
 
 // Name implements streams.Source.
@@ -204,34 +211,12 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		return nil
 	}
 	present := make(map[string]bool)
-	err := filepath.WalkDir(s.root, func(path string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			s.log.Warn("cannot read, skipped", "path", path, "err", err)
-			s.skipped.Add(1)
-			return nil // WalkDir skips an unreadable directory's contents
-		}
-		if d.IsDir() {
-			if path != s.root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir // .git and friends hold no documents
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || mimeOf(path) == "" {
-			return nil
-		}
-		present[path] = true
-		info, err := d.Info()
-		if err != nil {
-			s.log.Warn("cannot stat, skipped", "path", path, "err", err)
-			s.skipped.Add(1)
-			return nil
-		}
-		st := fileState{mod: info.ModTime(), size: info.Size()}
+	err := s.walk(ctx, present, func(f *openedFile) error {
+		defer f.f.Close()
+		path, info := f.path, f.info
+		st := fileState{id: f.id, mod: info.ModTime(), size: info.Size()}
 		prev, known := s.seen[path]
-		if known && prev.mod.Equal(st.mod) && prev.size == st.size {
+		if known && prev.id == st.id && prev.mod.Equal(st.mod) && prev.size == st.size {
 			return nil
 		}
 		skip := func(reason error, attrs ...any) error {
@@ -241,7 +226,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 			s.seen[path] = st // warn once per version of a bad file
 			return nil
 		}
-		doc, raw, err := s.read(path, info)
+		doc, raw, err := s.read(f)
 		if err != nil {
 			return skip(err)
 		}
@@ -275,11 +260,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 	if err := flush(); err != nil {
 		return err
 	}
-	for p := range s.seen {
-		if !present[p] {
-			delete(s.seen, p) // deleted: a file re-created later is new again
-		}
-	}
+	s.forgetGone(present)
 	return nil
 }
 
@@ -327,20 +308,17 @@ func mimeOf(path string) string {
 	return ""
 }
 
-// read loads and converts one file. Text is the readable text (HTML reduced
+// read loads and converts one file, from the descriptor the walk opened and
+// checked (never by its path again). Text is the readable text (HTML reduced
 // to it); MIME names the file's original format. It also returns the number
 // of bytes read, for the warning when the document turns out too large.
-func (s *Source) read(path string, info fs.FileInfo) (*schemas.DocumentVersion, int, error) {
+func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
+	path, info := f.path, f.info
 	if info.Size() > s.cfg.MaxBytes {
 		return nil, 0, fmt.Errorf("%w (%d bytes)", ErrTooLarge, info.Size())
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
 	// The limit guards against a file that grew since the stat.
-	raw, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(f.f, s.cfg.MaxBytes+1))
 	if err != nil {
 		return nil, 0, err
 	}
