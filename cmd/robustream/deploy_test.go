@@ -12,6 +12,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -310,12 +311,45 @@ func helmFuncs(tpl **template.Template) template.FuncMap {
 			return s
 		},
 		"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
+		// Helm's required and fail end the rendering with their message.
+		"required": func(msg string, v any) (any, error) {
+			if v == nil || v == "" {
+				return nil, errors.New(msg)
+			}
+			return v, nil
+		},
+		"fail": func(msg string) (string, error) { return "", errors.New(msg) },
+	}
+}
+
+// testAPIToken is the token the chart tests set: the chart has none.
+const testAPIToken = "test-token-0123456789abcdef"
+
+// withToken sets the chart's API token, then applies set.
+func withToken(set func(values map[string]any)) func(values map[string]any) {
+	return func(v map[string]any) {
+		v["secret"].(map[string]any)["apiToken"] = testAPIToken
+		if set != nil {
+			set(v)
+		}
 	}
 }
 
 // renderChart renders every template of the chart with its values.yaml,
 // changed by set when not nil, and returns the documents by file.
 func renderChart(t *testing.T, set func(values map[string]any)) map[string][]map[string]any {
+	t.Helper()
+	out, err := renderChartErr(t, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// renderChartErr is renderChart returning a rendering error (what helm
+// install would print) instead of failing.
+func renderChartErr(t *testing.T, set func(values map[string]any)) (map[string][]map[string]any, error) {
+	t.Helper()
 	dir := filepath.Join(deployDir, "helm", "robustream")
 	var chart map[string]any
 	readYAML(t, filepath.Join(dir, "Chart.yaml"), &chart)
@@ -352,7 +386,7 @@ func renderChart(t *testing.T, set func(values map[string]any)) map[string][]map
 		}
 		var b bytes.Buffer
 		if err := tpl.ExecuteTemplate(&b, name, data); err != nil {
-			t.Fatalf("render %s: %v", name, err)
+			return nil, fmt.Errorf("render %s: %w", name, err)
 		}
 		if strings.Contains(b.String(), "<no value>") {
 			t.Errorf("%s renders a missing value:\n%s", name, b.String())
@@ -371,7 +405,7 @@ func renderChart(t *testing.T, set func(values map[string]any)) map[string][]map
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // yget walks a decoded YAML document.
@@ -393,7 +427,7 @@ func yget(v any, path ...any) any {
 }
 
 func TestDeployHelm(t *testing.T) {
-	docs := renderChart(t, nil)
+	docs := renderChart(t, withToken(nil))
 	inputs := map[string][]string{}
 	for _, s := range registry() {
 		inputs[s.name] = s.inputs
@@ -500,7 +534,7 @@ func TestDeployHelm(t *testing.T) {
 // TestDeployHelmCluster: with clickhouse.cluster set, the chart's
 // configuration names the cluster, and the engine accepts it.
 func TestDeployHelmCluster(t *testing.T) {
-	docs := renderChart(t, func(v map[string]any) { v["clickhouse"] = map[string]any{"cluster": "analytics"} })
+	docs := renderChart(t, withToken(func(v map[string]any) { v["clickhouse"] = map[string]any{"cluster": "analytics"} }))
 	if len(docs["configmap.yaml"]) != 1 {
 		t.Fatal("no ConfigMap")
 	}
@@ -570,5 +604,41 @@ func TestDeployGrafanaQueries(t *testing.T) {
 				t.Errorf("panel %q: %v\n%s\n%s", p.Title, err, q, out)
 			}
 		}
+	}
+}
+
+// TestDeployHelmRequiresToken: the chart has no default API token. As
+// shipped it refuses to render, naming the value to set; a short or the old
+// placeholder token is refused too; an existing Secret needs none.
+func TestDeployHelmRequiresToken(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		token string
+		want  string
+	}{
+		{"as shipped", "", "secret.apiToken is required"},
+		{"the old placeholder", "change-me", "at least 16 characters"},
+		{"short", "abc123", "at least 16 characters"},
+	} {
+		_, err := renderChartErr(t, func(v map[string]any) { v["secret"].(map[string]any)["apiToken"] = c.token })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: rendering gave %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+	docs := renderChart(t, withToken(nil))
+	if len(docs["secret.yaml"]) != 1 || yget(docs["secret.yaml"][0], "stringData", "api-token") != testAPIToken {
+		t.Errorf("with a token set, the Secret does not carry it: %v", docs["secret.yaml"])
+	}
+	docs = renderChart(t, func(v map[string]any) { v["secret"].(map[string]any)["existingSecret"] = "mine" })
+	if len(docs["secret.yaml"]) != 0 {
+		t.Errorf("with existingSecret the chart still renders a Secret: %v", docs["secret.yaml"])
+	}
+	// The compose file has no default token either.
+	b, err := os.ReadFile(filepath.Join(deployDir, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "change-me}") || !strings.Contains(string(b), "${ROBUSTREAM_API_TOKEN:?") {
+		t.Error("docker-compose.yml must require ROBUSTREAM_API_TOKEN (${ROBUSTREAM_API_TOKEN:?…}), not default it")
 	}
 }
