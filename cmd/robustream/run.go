@@ -24,7 +24,7 @@ import (
 var errDrained = errors.New("drained")
 
 var runKeys = []string{"data_dir", "http", "stages.*", "source", "models", "kafka.brokers", "kafka.sasl_mechanism",
-	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
+	"kafka.sasl_user", "kafka.sasl_password_env", "kafka.sasl_password_file", "kafka.tls", "kafka.tls_ca_file", "kafka.partitions",
 	"clickhouse.url", "clickhouse.chdb_lib", "clickhouse.cluster", "demo.seed", "demo.periods", "demo.interval", "log.level", "log.format",
 	"http_token_env", "http_allowed_hosts", "http_metrics_public", "http_read_timeout", "http_idle_timeout",
 	"http_max_conns", "http_max_conns_per_client", "http_auth_failures_per_minute", "sql.timeout", "sql.max_memory_mb",
