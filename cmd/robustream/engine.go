@@ -34,7 +34,10 @@ type engine struct {
 	ch     clickhouse.Engine
 	// sql runs untrusted SQL (the HTTP API) read-only, within cfg.SQL, on
 	// connections of its own.
-	sql       clickhouse.Reader
+	sql clickhouse.Reader
+	// dash runs the dashboard's own fixed queries, read-only, on sessions
+	// apart from sql's: heavy /api/sql queries cannot stall the panels.
+	dash      clickhouse.Reader
 	models    modelSet
 	reg       *prometheus.Registry
 	metrics   *streams.Metrics
@@ -204,6 +207,11 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 		if e.sql, err = e.ch.ReadOnly(ctx, sqlLimits(cfg.SQL)); err != nil {
 			return nil, fmt.Errorf("cannot open the read-only SQL path: %w", err)
 		}
+		dashLim := sqlLimits(cfg.SQL)
+		dashLim.Concurrency = 2
+		if e.dash, err = e.ch.ReadOnly(ctx, dashLim); err != nil {
+			return nil, fmt.Errorf("cannot open the dashboard's read-only path: %w", err)
+		}
 		if !e.ch.SupportsDedup() {
 			log.Warn("this ClickHouse has no insert deduplication tokens: retried raw inserts are at-least-once (outcomes stay exactly-once by id)")
 		}
@@ -243,6 +251,9 @@ func (e *engine) close() {
 	}
 	if e.sql != nil {
 		e.sql.Close()
+	}
+	if e.dash != nil {
+		e.dash.Close()
 	}
 	if e.ch != nil {
 		e.ch.Close()

@@ -456,7 +456,8 @@ FROM robustream.robustness_1h WHERE family = 'rare' GROUP BY model_id, axis, kin
 }
 
 // The dashboard's panels. Every query runs through the engine's read-only
-// path (e.sql), like /api/sql; rows come back as JSONEachRow and are passed
+// path, like /api/sql but on sessions of their own (e.dash), so that heavy
+// API queries cannot hold them up; rows come back as JSONEachRow and are passed
 // on as a JSON array under "rows".
 
 const (
@@ -507,7 +508,7 @@ func window(r *http.Request) (dashWindow, string, bool) {
 func (s *server) rows(ctx context.Context, query string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.e.cfg.SQL.Timeout+5*time.Second)
 	defer cancel()
-	out, err := s.e.sql.Query(ctx, query, "JSONEachRow")
+	out, err := s.e.dash.Query(ctx, query, "JSONEachRow")
 	if err != nil {
 		return nil, err
 	}

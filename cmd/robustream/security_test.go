@@ -195,7 +195,7 @@ func TestSQLEndpointSecurity(t *testing.T) {
 	heavy := "SELECT count() FROM numbers_mt(1000000000000) WHERE sipHash64(number) % 7 = 1"
 	done := make(chan string, 1)
 	go func() { done <- postQuietly(api, heavy) }()
-	waitRunning(t, api, 1)
+	time.Sleep(time.Second) // it runs for the 5 s of --sql-timeout
 	// While it runs: /readyz answers, and new documents reach ClickHouse.
 	if code, body := get(t, "http://"+addr+"/readyz", nil); code != http.StatusOK {
 		t.Errorf("/readyz during a heavy query: %d %s", code, body)
@@ -212,17 +212,11 @@ func TestSQLEndpointSecurity(t *testing.T) {
 		t.Errorf("a query past sql.timeout: %s, want TIMEOUT_EXCEEDED", res)
 	}
 
-	// A client that goes away: its query is killed.
-	ctx, cancel := context.WithCancel(context.Background())
-	hreq, _ := http.NewRequestWithContext(ctx, http.MethodPost, api, strings.NewReader(heavy))
-	go http.DefaultClient.Do(hreq)
-	waitRunning(t, api, 1)
-	cancel()
-	waitRunning(t, api, 0)
+	// (A client that goes away: TestSQLOneStatement.)
 
 	// SIGTERM with a heavy query running: the engine stops promptly.
 	go postQuietly(api, heavy)
-	waitRunning(t, api, 1)
+	time.Sleep(time.Second)
 	stopped := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
@@ -251,20 +245,6 @@ func postQuietly(url, body string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return fmt.Sprintf("%d %s", resp.StatusCode, b)
-}
-
-// waitRunning waits until n queries of the SQL API are running.
-func waitRunning(t *testing.T, api string, n int64) {
-	t.Helper()
-	q := "SELECT count() FROM system.processes WHERE query LIKE '%robustream-sql%' AND query NOT LIKE '%system.processes%'"
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if countRows(t, api, q) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d SQL API queries running, want %d", countRows(t, api, q), n)
-		}
-	}
 }
 
 func countRows(t *testing.T, api, q string) int64 {
@@ -361,4 +341,225 @@ func TestHTTPAuthAndTimeouts(t *testing.T) {
 	closedWithin("idle keep-alive", func(c net.Conn) {
 		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", port)
 	})
+}
+
+// multiStatementRefusal is what /api/sql answers to text holding more than
+// one statement, whatever the text: nothing of it, nothing of the engine.
+const multiStatementRefusal = "refused: send exactly one statement per request (no ';' between statements)"
+
+// TestSQLOneStatement: the SQL API runs exactly one statement per request,
+// never anything after a ';', refuses session and control statements and
+// system tables outside its allow-list, and a query whose client went
+// away stops running.
+func TestSQLOneStatement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an engine")
+	}
+	dir := t.TempDir()
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	marker := "MARKER-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	markerFile := filepath.Join(t.TempDir(), "marker.txt")
+	if err := os.WriteFile(markerFile, []byte(marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outfile := filepath.Join(t.TempDir(), "outfile.txt")
+	// No source: the engine is idle but for what the test sends, so its
+	// CPU time tells whether a query still runs. A long time limit: only a
+	// kill can end the heavy query early.
+	cmd, out := startEngineProcess(t, addr, nil, "--data-dir", dir, "--source", "none", "--sql-timeout", "120s")
+	base := "http://" + addr
+	api := base + "/api/sql"
+
+	// Every first statement, separator and second statement: refused with
+	// the fixed message before any engine saw the text.
+	firsts := []string{"SELECT 1", "select\t1", "SELECT ';'", "SELECT 'a'';'", "SELECT 'a\\';'", "SELECT `x;` FROM (SELECT 1 AS `x;`)",
+		"SELECT \"x;\" FROM (SELECT 1 AS \"x;\")", "SELECT 1 -- ;\n", "SELECT 1 # ;\n", "SELECT 1 /* ; */", "SELECT 'é;ü' AS ünï",
+		"SELECT count() FROM robustream.documents"}
+	seps := []string{";", " ; ", ";\n", "\n;\n", "\t;\t", ";/* c */", "; -- c\n", "\r\n;\r\n", ";;"}
+	seconds := []string{
+		fmt.Sprintf("SELECT file('%s')", markerFile),
+		fmt.Sprintf("SELECT * FROM file('%s', 'RawBLOB')", markerFile),
+		fmt.Sprintf("SELECT 'x' INTO OUTFILE '%s'", outfile),
+		fmt.Sprintf("SELECT 'x' INTO OUTFILE '%s' APPEND FORMAT LineAsString", outfile),
+		"INSERT INTO robustream.documents (doc_id, version, text) VALUES ('evil', 1, 'x')",
+		"KILL QUERY WHERE 1 ASYNC",
+		"SYSTEM FLUSH LOGS",
+		"SET readonly = 0",
+		"USE default",
+		"DROP TABLE robustream.outcomes",
+	}
+	n := 0
+	for _, first := range firsts {
+		for _, sep := range seps {
+			for _, second := range seconds {
+				for _, q := range []string{first + sep + second, first + sep + second + ";"} {
+					code, body := post(t, api, q, nil)
+					n++
+					if code != http.StatusForbidden || strings.TrimSpace(body) != multiStatementRefusal {
+						t.Errorf("%q: %d %q, want 403 %q", q, code, body, multiStatementRefusal)
+					}
+					if strings.Contains(body, marker) {
+						t.Fatalf("%q: the second statement ran: %s", q, body)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d multi-statement texts refused", n)
+	if _, err := os.Stat(outfile); !os.IsNotExist(err) {
+		t.Errorf("%s exists: a second statement wrote it", outfile)
+	}
+	if n := countRows(t, api, "SELECT count() FROM robustream.documents WHERE doc_id = 'evil'"); n != 0 {
+		t.Errorf("%d rows inserted by a second statement", n)
+	}
+	if n := countRows(t, api, "EXISTS TABLE robustream.outcomes"); n != 1 {
+		t.Errorf("robustream.outcomes is gone")
+	}
+
+	// Session and control statements, alone.
+	for _, q := range []string{"KILL QUERY WHERE 1", "KILL QUERY WHERE 1 ASYNC", "KILL MUTATION WHERE 1", "SYSTEM FLUSH LOGS",
+		"SYSTEM STOP MERGES", "SYSTEM SHUTDOWN", "SET readonly = 0", "SET allow_introspection_functions = 1", "USE default", "USE system",
+		"kill query where 1;", "/* c */ SYSTEM RELOAD CONFIG"} {
+		if code, body := post(t, api, q, nil); code != http.StatusForbidden || !strings.HasPrefix(body, "refused: ") {
+			t.Errorf("%q: %d %q, want 403 refused", q, code, body)
+		}
+	}
+
+	// System tables: the allow-list, in any spelling; the process lives on.
+	for _, q := range []string{
+		"SELECT thread_id, length(trace) FROM system.stack_trace LIMIT 3",
+		"SELECT * FROM system.models",
+		"SELECT query FROM system.processes",
+		"SELECT query FROM system.query_log",
+		"SELECT * FROM system.dictionaries",
+		"SELECT name, path FROM system.disks",
+		"SELECT * FROM system.settings",
+		"SELECT * FROM system.errors",
+		"SELECT * FROM system.asynchronous_metrics",
+		"SELECT * FROM system.part_log",
+		"SELECT * FROM system.detached_parts",
+		"SELECT * FROM \"system\".\"stack_trace\"",
+		"SELECT * FROM `system`.`models`",
+		"SELECT * FROM SYSTEM.STACK_TRACE",
+		"SELECT * FROM merge('system', '^stack')",
+		"SELECT 1 WHERE 'x' IN system.processes",
+		"SELECT metadata_path FROM system.tables",
+		"SELECT * FROM system.tables",
+		"SELECT data_path FROM system.databases",
+		"SELECT path FROM system.parts",
+		"SELECT demangle('x')",
+		"SELECT addressToLine(toUInt64(0))",
+	} {
+		code, body := post(t, api, q, nil)
+		if code != http.StatusForbidden || !strings.HasPrefix(body, "refused: ") {
+			t.Errorf("%q: %d %.300q, want 403 refused", q, code, body)
+		}
+		if strings.Contains(body, dir) {
+			t.Errorf("%q: the answer shows the data dir: %s", q, body)
+		}
+	}
+	if code, body := get(t, base+"/readyz", nil); code != http.StatusOK {
+		t.Fatalf("/readyz after the system-table probes: %d %s\n%s", code, body, tail(out.String(), 2000))
+	}
+	for _, q := range []string{
+		"SELECT database, name, engine FROM system.tables WHERE database = 'robustream' ORDER BY name",
+		"SELECT * FROM system.columns WHERE database = 'robustream' AND table = 'outcomes'",
+		"SELECT name, engine FROM system.databases",
+		"SELECT * FROM information_schema.tables WHERE table_schema = 'robustream'",
+	} {
+		code, body := post(t, api, q, nil)
+		if code != http.StatusOK || !strings.Contains(body, "outcomes") && !strings.Contains(body, "robustream") {
+			t.Errorf("%q: %d %.300q", q, code, body)
+		}
+		if strings.Contains(body, dir) || strings.Contains(body, "/store/") {
+			t.Errorf("%q shows a path: %.500s", q, body)
+		}
+	}
+
+	// Clients that go away: their queries stop. Both sessions of the API
+	// (sql.max_concurrency 2) are taken by heavy queries; once the clients
+	// have gone, a session is free again, which the read path gives back
+	// only when the engine has returned from the statement, and the
+	// engine's CPU goes quiet.
+	heavy := "SELECT count() FROM numbers_mt(1000000000000) WHERE sipHash64(number) % 7 = 1"
+	ctx, cancel := context.WithCancel(context.Background())
+	for range 2 {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, api, strings.NewReader(heavy))
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	quick := func(timeout time.Duration) (int, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, api, strings.NewReader("SELECT 1"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := quick(500 * time.Millisecond); err != nil {
+			break // no free session: both heavy queries hold one
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the heavy queries never took the API's sessions")
+		}
+	}
+	// Meanwhile the dashboard answers: its panels run on sessions of
+	// their own.
+	for _, path := range []string{"/api/alerts", "/api/series", "/api/grade", "/api/coverage"} {
+		start := time.Now()
+		if code, body := get(t, base+path, nil); code != http.StatusOK {
+			t.Errorf("GET %s while the API's sessions are busy: %d %.200s", path, code, body)
+		} else if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("GET %s while the API's sessions are busy took %s", path, d)
+		}
+	}
+	// CPU is measured over two seconds each side: on a loaded machine the
+	// heavy queries get what share of a core they can, so the check is
+	// that the engine's use falls to well under what it was.
+	busy := cpuOver(t, cmd.Process.Pid, 2*time.Second)
+	if busy < 100*time.Millisecond {
+		t.Errorf("the engine used %s of CPU in two seconds of heavy queries: are they running?", busy)
+	}
+	cancel()
+	if code, err := quick(5 * time.Second); err != nil || code != http.StatusOK {
+		t.Fatalf("SELECT 1 after the heavy queries' clients left: %d %v (a session is still held)", code, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if quiet := cpuOver(t, cmd.Process.Pid, 2*time.Second); quiet > busy/3 || quiet > 400*time.Millisecond {
+		t.Errorf("the engine used %s of CPU in the two seconds after its clients left (%s before): a query still runs", quiet, busy)
+	} else {
+		t.Logf("engine CPU over two seconds: %s with the heavy queries, %s after their clients left", busy, quiet)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("SIGTERM: %v\n%s", err, tail(out.String(), 2000))
+	}
+}
+
+// cpuOver returns the CPU time process pid uses over d.
+func cpuOver(t *testing.T, pid int, d time.Duration) time.Duration {
+	t.Helper()
+	read := func() time.Duration {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fields after the command name (which may hold spaces): utime and
+		// stime are the 12th and 13th, in clock ticks (100 per second on
+		// Linux).
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(u+s) * 10 * time.Millisecond
+	}
+	before := read()
+	time.Sleep(d)
+	return read() - before
 }
