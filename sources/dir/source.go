@@ -91,8 +91,11 @@ type Source struct {
 	// maxRecord is maxRecordBytes; tests lower or raise it to reach both
 	// the source's own check and the emit-side rejection.
 	maxRecord int
-	emitted   atomic.Int64
-	skipped   atomic.Int64
+	// hookBeforeOpen, nil outside tests, runs between an entry's listing
+	// and its open (beforeOpen).
+	hookBeforeOpen func(path string)
+	emitted        atomic.Int64
+	skipped        atomic.Int64
 }
 
 // fileState is what a scan remembers of a file to notice changes cheaply:

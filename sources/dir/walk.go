@@ -118,6 +118,9 @@ func (w *walker) dir(fd int, path string, up []fileID) error {
 	d := os.NewFile(uintptr(fd), path)
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
+	if errors.Is(err, unix.ENOENT) {
+		return nil // removed since it was opened: nothing left to read
+	}
 	if err != nil {
 		w.s.warnOnce(path, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
 		if len(names) == 0 {
@@ -163,6 +166,7 @@ func (w *walker) entry(dfd int, dir, name string, up []fileID) error {
 			s.warnOnce(path, ErrTooDeep, fmt.Errorf("%w (over %d levels)", ErrTooDeep, maxDepth))
 			return nil
 		}
+		w.s.beforeOpen(path)
 		fd, err := unix.Openat(dfd, name, dirFlags, 0)
 		if err != nil {
 			s.warnOnce(path, openClass(err), openError(err))
@@ -179,6 +183,7 @@ func (w *walker) entry(dfd int, dir, name string, up []fileID) error {
 		if mimeOf(name) == "" {
 			return nil // not a document format: not skipped, just not ours
 		}
+		w.s.beforeOpen(path)
 		fd, err := unix.Openat(dfd, name, openFlags, 0)
 		if err != nil {
 			if !errors.Is(err, unix.ENOENT) {
@@ -201,6 +206,15 @@ func (w *walker) entry(dfd int, dir, name string, up []fileID) error {
 	default:
 		s.warnOnce(path, ErrNotRegular, fmt.Errorf("%w: %s", ErrNotRegular, kindName(mode(&st))))
 		return nil
+	}
+}
+
+// beforeOpen runs the test hook, if any, between the listing of path and
+// its open: tests use it to replace the entry exactly in that window, which
+// a real attacker can only hit by chance.
+func (s *Source) beforeOpen(path string) {
+	if s.hookBeforeOpen != nil {
+		s.hookBeforeOpen(path)
 	}
 }
 
