@@ -416,6 +416,26 @@ func TestCheckAST(t *testing.T) {
 	f("ExistsTableQuery robustream documents (children 3)\n Identifier robustream\n Identifier documents\n Literal '/tmp/x'\n", true)
 	f("ShowCreateTableQuery robustream documents (children 3)\n Identifier robustream\n Identifier documents\n Identifier JSON\n", true)
 	f("ShowCreateTableQuery robustream documents (children 2)\n Identifier robustream\n Identifier documents\n", false)
+	// Two roots: a second statement's output never comes back in the refusal.
+	two := "SelectWithUnionQuery (children 1)\n ExpressionList (children 1)\n  SelectQuery (children 1)\n   ExpressionList (children 1)\n    Literal UInt64_1\nhost-name-leaked\n"
+	if err := checkAST(two, dbs); err == nil || strings.Contains(err.Error(), "host-name-leaked") {
+		t.Errorf("two roots: %v, want a refusal that quotes nothing", err)
+	}
+	sys := func(table, col string) string {
+		return "SelectWithUnionQuery (children 1)\n ExpressionList (children 1)\n  SelectQuery (children 2)\n   ExpressionList (children 1)\n    " + col +
+			"\n   TablesInSelectQuery (children 1)\n    TablesInSelectQueryElement (children 1)\n     TableExpression (children 1)\n      TableIdentifier " + table + "\n"
+	}
+	f(sys("system.stack_trace", "Identifier thread_id"), true)
+	f(sys("SYSTEM.processes", "Identifier query"), true)
+	f(sys("system.tables", "Identifier name"), false)
+	f(sys("system.tables", "Identifier t.metadata_path"), true)
+	f(sys("system.tables", "Asterisk"), true)
+	f(sys("system.tables", "QualifiedAsterisk (children 1)\n     Identifier t"), true)
+	f(sys("system.tables", "ColumnsRegexpMatcher"), true)
+	f(sys("system.columns", "Asterisk"), false)
+	f("KillQueryQuery Literal_UInt64_1 ASYNC (children 1)\n Literal UInt64_1\n", true)
+	f("SYSTEM query\n", true)
+	f("Explain EXPLAIN (children 1)\n Explain EXPLAIN AST (children 1)\n  SelectWithUnionQuery (children 1)\n   ExpressionList (children 1)\n    SelectQuery (children 1)\n     ExpressionList (children 1)\n      Literal UInt64_1\n", true)
 }
 
 func TestFirstKeyword(t *testing.T) {
