@@ -14,7 +14,25 @@
 // and counted. Oversized means larger than max_bytes, or a document whose
 // encoded record would not fit one Kafka record (escaping can make a 4 MiB
 // file a 24 MB record); a record that emit still refuses as too large
-// (streams.ErrTooLarge) skips its file, not the rest of the folder. It must
-// not follow symbolic links, must not modify the folder, and must not import
-// processors or sinks. PDF and JSONL belong to their own sources.
+// (streams.ErrTooLarge) skips its file, not the rest of the folder.
+//
+// The source reads only what it listed, and nothing behind a link. The
+// configured path is opened as given (a link there is the operator's
+// choice); below it, every directory and file is opened relative to its
+// parent's descriptor with O_NOFOLLOW and O_NONBLOCK, and the opened file
+// must be a regular file with the device and inode the listing saw before a
+// byte is read, from that descriptor. So an entry swapped for a link between
+// the listing and the open is not followed, a parent directory swapped for a
+// link neither, and a FIFO swapped in cannot block the scan. Symbolic links
+// (to files, to directories, loops, dangling), FIFOs, sockets, device nodes,
+// directory loops (bind mounts) and entries replaced mid-scan are skipped
+// with a "file skipped" warning naming the path and why, once while the
+// entry stays (not at every poll) and again if it disappears and comes back;
+// a replaced entry is retried at the next scan. There is no option to
+// follow links: put the files themselves, or a bind mount, in the folder.
+// A scan checks for cancellation between entries, so it never holds up
+// shutdown. Hidden directories (.git and friends) are not walked.
+//
+// It must not modify the folder and must not import processors or sinks.
+// PDF and JSONL belong to their own sources.
 package dir
