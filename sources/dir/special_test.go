@@ -581,3 +581,59 @@ func TestSwapRace(t *testing.T) {
 	}
 	t.Logf("%v of swapping, %d swaps, %d documents emitted; warnings: %v", d, swaps.Load(), c.count(), seen)
 }
+
+// TestRootForms covers the configured path itself, which is the operator's
+// choice and opened as given: a single file is read, a link to a folder is
+// walked (documents named under the link's path), and a FIFO given as the
+// path is named and does not block.
+func TestRootForms(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "one.md")
+	write(t, file, []byte("# One\n\nA single file."))
+	folder := filepath.Join(dir, "folder")
+	write(t, filepath.Join(folder, "two.txt"), []byte("two"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(folder, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.md")
+	mkfifo(t, fifo)
+	pdf := filepath.Join(dir, "report.pdf")
+	write(t, pdf, []byte("%PDF-1.7"))
+
+	run := func(path string) (*collector, *syncLog) {
+		t.Helper()
+		logs := &syncLog{}
+		s, err := New(Config{Path: path}, slog.New(slog.NewJSONHandler(logs, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		done := make(chan error, 1)
+		go func() { done <- s.Run(context.Background(), c.emit) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Run(%s): %v", path, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Run(%s) blocked", path)
+		}
+		return c, logs
+	}
+	if c, _ := run(file); len(c.docs) != 1 || c.docs[file].Text != "# One\n\nA single file." {
+		t.Errorf("single file: %v", keys(c.docs))
+	}
+	if c, _ := run(link); len(c.docs) != 1 || c.docs[filepath.Join(link, "two.txt")].Text != "two" {
+		t.Errorf("link to a folder as the path: %v", keys(c.docs))
+	}
+	c, logs := run(fifo)
+	w, ok := skipWarnings(t, logs.snapshot())[fifo]
+	if reason, _ := w["reason"].(string); len(c.docs) != 0 || !ok || !strings.Contains(reason, "named pipe (FIFO)") {
+		t.Errorf("FIFO as the path: %d documents, warning %v", len(c.docs), w)
+	}
+	c, logs = run(pdf)
+	if _, ok := skipWarnings(t, logs.snapshot())[pdf]; len(c.docs) != 0 || !ok {
+		t.Errorf("a PDF as the path: %d documents, warned %v", len(c.docs), ok)
+	}
+}

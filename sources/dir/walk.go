@@ -35,6 +35,10 @@ var (
 	ErrUnreadable = errors.New("cannot read")
 )
 
+// errNotDocument is a configured single file of a format the source does
+// not read; inside a folder such files are simply not documents.
+var errNotDocument = errors.New("not a Markdown, text or HTML file")
+
 // maxDepth bounds how deep the walk descends below the folder.
 const maxDepth = 64
 
@@ -95,6 +99,11 @@ func (s *Source) walk(ctx context.Context, present map[string]bool, visit func(*
 	case unix.S_IFDIR:
 		return w.dir(fd, s.root, []fileID{idOf(&st)})
 	case unix.S_IFREG:
+		if mimeOf(s.root) == "" {
+			unix.Close(fd)
+			s.warnOnce(s.root, errNotDocument, errNotDocument)
+			return nil
+		}
 		f, err := checkOpened(fd, s.root, idOf(&st))
 		if err != nil {
 			s.warnOnce(s.root, ErrUnreadable, err)
