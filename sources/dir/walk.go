@@ -86,13 +86,13 @@ func (s *Source) walk(ctx context.Context, present map[string]bool, visit func(*
 	present[s.root] = true
 	fd, err := unix.Open(s.root, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		s.warnOnce(s.root, ErrUnreadable, err)
+		s.warnOnce(s.root, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
 		return nil
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		unix.Close(fd)
-		s.warnOnce(s.root, ErrUnreadable, err)
+		s.warnOnce(s.root, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
 		return nil
 	}
 	switch mode(&st) {
@@ -106,7 +106,7 @@ func (s *Source) walk(ctx context.Context, present map[string]bool, visit func(*
 		}
 		f, err := checkOpened(fd, s.root, idOf(&st))
 		if err != nil {
-			s.warnOnce(s.root, ErrUnreadable, err)
+			s.warnOnce(s.root, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
 			return nil
 		}
 		return visit(f)
