@@ -106,7 +106,7 @@ func (s *Source) walk(ctx context.Context, present map[string]bool, visit func(*
 		}
 		f, err := checkOpened(fd, s.root, idOf(&st))
 		if err != nil {
-			s.warnOnce(s.root, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
+			s.warnOnce(s.root, ErrUnreadable, err)
 			return nil
 		}
 		return visit(f)
