@@ -2,6 +2,7 @@ package triplet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,4 +209,31 @@ func ExampleExtract() {
 	// (Acme Corp's revenue in Q3 2025 | was | $4.2 billion) from "Acme Corp's revenue in Q3 2025 was $4.2 billion, up 8% from a year earlier."
 	// (Northwind Bank | appointed | Maria Lopez) from "Northwind Bank appointed Maria Lopez as chief financial officer."
 	// (Northwind Bank | chief financial officer | Maria Lopez) from "Northwind Bank appointed Maria Lopez as chief financial officer."
+}
+
+// TestExtractTablePlaceholders: a cell that records the absence of a value
+// ("n/a", any dash, "none", "TBD", "Not applicable", blanks of punctuation)
+// never becomes a triple, so it can never become a gold answer; real values
+// next to it, including words that merely contain those letters, still do.
+func TestExtractTablePlaceholders(t *testing.T) {
+	placeholders := []string{"n/a", "N/A", "N.A.", "na", "–", "-", "—", "‒", "―", "−", "--", "?", "…", "*",
+		"none", "None", "nil", "NULL", "NaN", "not applicable", "Not available", "n. a.", "TBD", "t.b.a.", "unknown", "(none)"}
+	values := []string{"Nadia", "nonet", "pending", "0", "12%", "Null Island Ltd", "N/A Systems"}
+	var b strings.Builder
+	b.WriteString("| Product | Status |\n|---|---|\n")
+	for i, v := range placeholders {
+		fmt.Fprintf(&b, "| Widget %c | %s |\n", 'A'+rune(i), v)
+	}
+	for i, v := range values {
+		fmt.Fprintf(&b, "| Gadget %c | %s |\n", 'A'+rune(i), v)
+	}
+	var tails []string
+	for _, x := range Extract(b.String()) {
+		if x.Kind == KindTable {
+			tails = append(tails, x.Tail)
+		}
+	}
+	if !slices.Equal(tails, values) {
+		t.Errorf("table tails = %q, want only the real values %q", tails, values)
+	}
 }

@@ -9,7 +9,9 @@ import (
 // delimiter row (|---|---|) and data rows. Each data row yields (first cell,
 // column header, cell) for every other non-empty cell, with the row line,
 // verbatim, as its sentence. Rows whose first cell is empty, a number, or a
-// repeat of the header yield nothing.
+// repeat of the header yield nothing, and neither does a placeholder cell
+// (placeholderCell): "n/a" or "–" records that there is no value, and as a
+// gold answer it reads like a refusal that no reader can get right.
 func tableTriples(chunk string) []Triple {
 	var out []Triple
 	lines := chunkLines(chunk)
@@ -26,7 +28,7 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || v == "" || v == "-" || v == "–" || v == "—" || !strings.Contains(lines[k].text, v) {
+				if h == "" || placeholderCell(v) || !strings.Contains(lines[k].text, v) {
 					continue
 				}
 				out = append(out, Triple{
@@ -72,4 +74,36 @@ func cells(l string) []string {
 func entityCell(c string) bool {
 	c = strings.TrimSpace(strings.Trim(c, "*_ "))
 	return c != "" && strings.IndexFunc(c, unicode.IsLetter) >= 0 && !isNumber(c)
+}
+
+// placeholderWords are the spellings, after placeholderKey, that tables use
+// for "no value here": not applicable, not available, none, unknown, to be
+// decided. They are English conventions of table writing, not words of one
+// corpus. A status such as "pending" is a value and stays.
+var placeholderWords = map[string]bool{
+	"na": true, "nav": true, "none": true, "nil": true, "null": true, "nan": true,
+	"notapplicable": true, "notavailable": true, "notknown": true, "unknown": true, "nodata": true,
+	"tbd": true, "tba": true, "tbc": true,
+}
+
+// placeholderCell reports whether a table cell holds no value: empty, only
+// punctuation, symbols or spaces (any dash, "?", "…", "*" alone is not a
+// value either), or one of placeholderWords however it is cased,
+// dotted, slashed or spaced ("N/A", "n.a.", "Not applicable", "TBD").
+func placeholderCell(v string) bool {
+	k := placeholderKey(v)
+	return k == "" || placeholderWords[k]
+}
+
+// placeholderKey keeps only the letters and digits of v, lowercased: the
+// punctuation and spacing of a placeholder vary ("N/A", "n. a.", "–", "— ")
+// while its letters do not.
+func placeholderKey(v string) string {
+	var b strings.Builder
+	for _, r := range v {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }
