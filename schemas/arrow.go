@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -34,7 +37,24 @@ type Column struct {
 	// Arrow is the column's Arrow type in a Record.
 	Arrow arrow.DataType
 	fill  func(b array.Builder, e Event)
+	// kind says how the column's value is written to its builder, for
+	// rows decoded straight from JSON (rows.go).
+	kind colKind
 }
+
+// colKind is the shape of a column's value.
+type colKind int
+
+const (
+	kindOther colKind = iota // derived or composite: only through fill
+	kindString
+	kindEnum8 // a string that must be one of the Enum8's names
+	kindUint8
+	kindUint32
+	kindFloat64
+	kindFlag
+	kindDateTime
+)
 
 // Table describes how events of one type become rows of one table.
 type Table struct {
@@ -50,6 +70,12 @@ type Table struct {
 	// leaveOut, when set, names events of the table's type that are not
 	// rows: they pass Validate and are dropped by the sinks.
 	leaveOut func(Event) bool
+	// checkIsEnums says that check refuses only what the JSON row decoder
+	// refuses on its own (an Enum8 value outside its names, a non-finite
+	// float, which JSON cannot carry), so rows of this table may be
+	// decoded straight from JSON although it has a check.
+	checkIsEnums bool
+	direct       directOnce
 }
 
 // Stores reports whether e, valid for t, becomes a row. Not-made markers
@@ -109,13 +135,40 @@ func (t *Table) RecordWith(mem memory.Allocator, events []Event) arrow.Record {
 	b := array.NewRecordBuilder(mem, t.schema)
 	defer b.Release()
 	b.Reserve(len(events))
-	for i, c := range t.Columns {
-		fb := b.Field(i)
+	eachColumn(b, len(events), func(i int, fb array.Builder) {
+		c := t.Columns[i]
 		for _, e := range events {
 			c.fill(fb, e)
 		}
-	}
+	})
 	return b.NewRecord()
+}
+
+// eachColumn calls build for every column of b, on all cores when there
+// are enough rows to pay for it: columns have builders of their own, so
+// they fill independently, and a batch of thousands of rows is built in a
+// fraction of the time one core takes.
+func eachColumn(b *array.RecordBuilder, rows int, build func(i int, fb array.Builder)) {
+	n := len(b.Fields())
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if rows < 1024 || workers < 2 {
+		for i := range n {
+			build(i, b.Field(i))
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				build(i, b.Field(i))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Tables returns every raw table, in DDL order.
@@ -162,30 +215,33 @@ func column[E Event, B array.Builder, V any](name, chType string, dt arrow.DataT
 	}}
 }
 
+// of gives c its kind.
+func of(c Column, k colKind) Column { c.kind = k; return c }
+
 func str[E Event](name string, get func(E) string) Column {
-	return column(name, "String", arrow.BinaryTypes.String, get, (*array.StringBuilder).Append)
+	return of(column(name, "String", arrow.BinaryTypes.String, get, (*array.StringBuilder).Append), kindString)
 }
 
 func u8[E Event](name string, get func(E) uint8) Column {
-	return column(name, "UInt8", arrow.PrimitiveTypes.Uint8, get, (*array.Uint8Builder).Append)
+	return of(column(name, "UInt8", arrow.PrimitiveTypes.Uint8, get, (*array.Uint8Builder).Append), kindUint8)
 }
 
 func u32[E Event](name string, get func(E) uint32) Column {
-	return column(name, "UInt32", arrow.PrimitiveTypes.Uint32, get, (*array.Uint32Builder).Append)
+	return of(column(name, "UInt32", arrow.PrimitiveTypes.Uint32, get, (*array.Uint32Builder).Append), kindUint32)
 }
 
 func f64[E Event](name string, get func(E) float64) Column {
-	return column(name, "Float64", arrow.PrimitiveTypes.Float64, get, (*array.Float64Builder).Append)
+	return of(column(name, "Float64", arrow.PrimitiveTypes.Float64, get, (*array.Float64Builder).Append), kindFloat64)
 }
 
 func flag[E Event](name string, get func(E) bool) Column {
-	return column(name, "UInt8", arrow.PrimitiveTypes.Uint8, get, func(b *array.Uint8Builder, v bool) {
+	return of(column(name, "UInt8", arrow.PrimitiveTypes.Uint8, get, func(b *array.Uint8Builder, v bool) {
 		if v {
 			b.Append(1)
 		} else {
 			b.Append(0)
 		}
-	})
+	}), kindFlag)
 }
 
 // dateTimeArrow is the Arrow type of DateTime columns; chDB maps it to
@@ -193,9 +249,9 @@ func flag[E Event](name string, get func(E) bool) Column {
 var dateTimeArrow = &arrow.TimestampType{Unit: arrow.Second, TimeZone: "UTC"}
 
 func dateTime[E Event](name string, get func(E) time.Time) Column {
-	return column(name, "DateTime", arrow.DataType(dateTimeArrow), get, func(b *array.TimestampBuilder, v time.Time) {
+	return of(column(name, "DateTime", arrow.DataType(dateTimeArrow), get, func(b *array.TimestampBuilder, v time.Time) {
 		b.Append(arrow.Timestamp(DateTimeSeconds(v)))
-	})
+	}), kindDateTime)
 }
 
 // DateTimeSeconds is t as a ClickHouse DateTime: Unix seconds clamped to
@@ -238,7 +294,7 @@ const familyEnum = "Enum8('rare' = 1, 'sure' = 2, 'grade' = 3, 'prgb' = 4)"
 var families = map[string]bool{FamilyRARE: true, FamilySURE: true, FamilyGRADE: true, FamilyPRGB: true}
 
 func enum8[E Event](name, chType string, get func(E) string) Column {
-	return column(name, chType, arrow.DataType(arrow.BinaryTypes.String), get, (*array.StringBuilder).Append)
+	return of(column(name, chType, arrow.DataType(arrow.BinaryTypes.String), get, (*array.StringBuilder).Append), kindEnum8)
 }
 
 func producedAt[E Event]() Column {
@@ -423,6 +479,7 @@ var (
 		)
 		// An unknown family would fail the whole insert (Enum8), and a NaN
 		// value would poison every sum it is rolled into.
+		t.checkIsEnums = true // keep in step with the check below
 		t.check = func(e Event) error {
 			o := e.(*Outcome)
 			if !families[o.Family] {

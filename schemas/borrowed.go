@@ -13,12 +13,10 @@ import (
 // most of its cost. b must not change while the event is in use.
 func DecodeBorrowed(b []byte, e Event) error {
 	rest, err := json.Parse(b, e, json.ZeroCopy)
-	if err == nil && len(rest) != 0 {
-		// Unmarshal refuses trailing bytes; so does this.
-		err = fmt.Errorf("invalid character %q after top-level value", rest[0])
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	if err != nil || len(rest) != 0 {
+		// Refused (trailing bytes included, as Unmarshal does): Decode
+		// says why in its own words, so both paths give one message.
+		return Decode(b, e)
 	}
 	if v := e.meta().SchemaVersion; v != Version {
 		return fmt.Errorf("%w: got %d, this build reads %d", ErrUnknownVersion, v, Version)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
-	"github.com/sourcegraph/conc/iter"
 )
 
 // TableForTopic returns the table the sink for topic writes (from
@@ -85,38 +84,32 @@ func (s *sink) Name() string { return "clickhouse." + s.table.Name }
 
 func (s *sink) Close() error { return nil }
 
-type decodeResult struct {
-	ev  schemas.Event
-	err error
-}
-
 func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	// Decoding is the sink's main CPU cost: spread it over the cores, and
-	// borrow the messages' bytes instead of copying every string, since
-	// the events end in this call (copied into the Arrow record).
-	decoded := iter.Map(batch, func(m *streams.Message) decodeResult {
-		ev := s.table.NewEvent()
-		err := schemas.DecodeBorrowed(m.Value, ev)
-		if err == nil && s.table.Stores(ev) {
-			// Events that are not rows (a chunk's End record, a not-made
-			// marker) are skipped, not validated as rows.
-			err = s.table.Validate(ev)
-		}
-		return decodeResult{ev, err}
-	})
-	events := make([]schemas.Event, 0, len(batch))
+	// Decoding is the sink's main CPU cost: DecodeRows spreads it over the
+	// cores and reads the columns straight from the messages' bytes where
+	// the table allows (the rows end in this call, copied into the Arrow
+	// record).
+	values := make([][]byte, len(batch))
+	for i := range batch {
+		values[i] = batch[i].Value
+	}
+	decoded := s.table.DecodeRows(values)
+	defer decoded.Release() // after the record is built, below
+	rows := make([]schemas.Row, 0, len(batch))
 	failed := map[int]error{}
-	for i, d := range decoded {
-		if d.err != nil {
+	for i, d := range decoded.Results {
+		if d.Err != nil {
 			m := batch[i]
-			failed[i] = streams.Permanent(fmt.Errorf("%s[%d]@%d: %w", m.Topic, m.Partition, m.Offset, d.err))
+			failed[i] = streams.Permanent(fmt.Errorf("%s[%d]@%d: %w", m.Topic, m.Partition, m.Offset, d.Err))
 			continue
 		}
-		if s.table.Stores(d.ev) {
-			events = append(events, d.ev)
+		// Events that are not rows (a chunk's End record, a not-made
+		// marker) are skipped.
+		if d.Stored {
+			rows = append(rows, d.Row)
 		}
 	}
 	if len(batch) == 1 && len(failed) == 1 {
@@ -124,18 +117,18 @@ func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 	}
 
 	token := batchToken(batch)
-	if s.table.Name == outcomesTable && len(events) > 0 {
+	if s.table.Name == outcomesTable && len(rows) > 0 {
 		var err error
-		if events, err = s.newOutcomes(ctx, events); err != nil {
+		if rows, err = s.newOutcomes(ctx, rows); err != nil {
 			return err
 		}
 		// The token must name what is inserted, not only the offsets: after a
 		// partial write the retry inserts fewer rows, and the offsets alone
 		// would make the engine drop them as already written.
-		token += "-" + idsDigest(s.table, events)
+		token += "-" + idsDigest(s.table, rows)
 	}
-	if len(events) > 0 {
-		rec := s.table.RecordWith(Allocator(), events)
+	if len(rows) > 0 {
+		rec := s.table.RecordOfRows(Allocator(), rows)
 		err := s.engine.InsertArrow(ctx, s.table.Name, rec, token)
 		rec.Release()
 		if err != nil {
@@ -152,22 +145,22 @@ func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 // in the batch. Upstream may re-emit an outcome at another offset after a
 // crash, where neither the offset token nor (on 18.16) any token at all
 // would catch it, and the views must count it once.
-func (s *sink) newOutcomes(ctx context.Context, events []schemas.Event) ([]schemas.Event, error) {
-	seen := make(map[string]bool, len(events))
-	unique := events[:0:0]
-	for _, ev := range events {
-		id := s.table.RowID(ev)
+func (s *sink) newOutcomes(ctx context.Context, rows []schemas.Row) ([]schemas.Row, error) {
+	seen := make(map[string]bool, len(rows))
+	unique := rows[:0:0]
+	for _, r := range rows {
+		id := s.table.RowKey(r)
 		if !seen[id] {
 			seen[id] = true
-			unique = append(unique, ev)
+			unique = append(unique, r)
 		}
 	}
 	stored := map[string]bool{}
 	for start := 0; start < len(unique); start += idLookupChunk {
 		end := min(start+idLookupChunk, len(unique))
 		quoted := make([]string, 0, end-start)
-		for _, ev := range unique[start:end] {
-			quoted = append(quoted, quoteString(s.table.RowID(ev)))
+		for _, r := range unique[start:end] {
+			quoted = append(quoted, quoteString(s.table.RowKey(r)))
 		}
 		q := fmt.Sprintf("SELECT outcome_id FROM %s.%s WHERE outcome_id IN (%s)",
 			Database, outcomesTable, strings.Join(quoted, ","))
@@ -185,9 +178,9 @@ func (s *sink) newOutcomes(ctx context.Context, events []schemas.Event) ([]schem
 		return unique, nil
 	}
 	fresh := unique[:0]
-	for _, ev := range unique {
-		if !stored[s.table.RowID(ev)] {
-			fresh = append(fresh, ev)
+	for _, r := range unique {
+		if !stored[s.table.RowKey(r)] {
+			fresh = append(fresh, r)
 		}
 	}
 	return fresh, nil
@@ -211,11 +204,11 @@ func batchToken(batch []streams.Message) string {
 	return fmt.Sprintf("%s-%d-%d-%d", first.Topic, first.Partition, first.Offset, last.Offset)
 }
 
-// idsDigest is a short digest of the row ids of events, in order.
-func idsDigest(t *schemas.Table, events []schemas.Event) string {
+// idsDigest is a short digest of the row ids of rows, in order.
+func idsDigest(t *schemas.Table, rows []schemas.Row) string {
 	h := sha256.New()
-	for _, ev := range events {
-		h.Write([]byte(t.RowID(ev)))
+	for _, r := range rows {
+		h.Write([]byte(t.RowKey(r)))
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])

@@ -1,0 +1,953 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/segmentio/encoding/json"
+)
+
+// Rows decoded straight from JSON. A sink's cost is mostly decoding: an
+// event struct per message, a string per field, then a copy of each value
+// into the Arrow builders. For a table whose every column is a scalar field
+// of the event under the same JSON key (eval results, outcomes, chunks,
+// documents, alerts), DecodeRow reads the columns' values from the message
+// bytes instead, skipping the fields no column stores, and RecordOfRows
+// appends them to the builders.
+//
+// The direct path only ever accepts. Whatever it does not recognise as
+// plainly valid (a null, an escaped key, a key differing only in case, a
+// number out of range, a value of the wrong kind, an unknown Enum8 name, an
+// empty id, another schema version, any syntax it does not expect) sends
+// the message down the struct path (DecodeBorrowed, Stores, Validate), so
+// that what is refused, and the error saying why, are exactly those of the
+// struct path. rows_test.go holds the two paths to the same records.
+
+// Row is one message decoded for a table by DecodeRow.
+type Row struct {
+	ev    Event  // the struct path's event, or nil
+	cells []cell // the direct path's values, one per column
+	src   []byte // the message the cells' strings are in
+	extra []byte // strings that had escapes, decoded
+}
+
+// cell holds one column's value without a pointer, so that a batch's
+// cells are one allocation the garbage collector does not scan: a string
+// is at off, ln bytes long, in the message (or in extra when ln has
+// inExtra set); the rest is in n (a float's bits, an unsigned integer,
+// 0/1, Unix seconds).
+type cell struct {
+	off, ln uint32
+	n       uint64
+}
+
+const inExtra = 1 << 31
+
+// str is the string value of column c of a direct row.
+func (r *Row) str(c int) string {
+	v := r.cells[c]
+	buf := r.src
+	if v.ln&inExtra != 0 {
+		buf, v.ln = r.extra, v.ln&^inExtra
+	}
+	if v.ln == 0 {
+		return ""
+	}
+	return unsafe.String(&buf[v.off], int(v.ln))
+}
+
+// jsonShape is what a JSON value must look like for a field the direct
+// path skips, so that skipping it accepts only what decoding would.
+type jsonShape int
+
+const (
+	shapeUnknown jsonShape = iota // any other type: take the struct path
+	shapeString
+	shapeInt
+	shapeUint
+	shapeFloat
+	shapeBool
+	shapeStrings   // []string
+	shapeStringMap // map[string]string
+	shapeTime
+)
+
+// directPlan says how to read a table's rows from JSON; nil when the table
+// cannot be read directly.
+type directPlan struct {
+	cols  map[string]int      // JSON key → column
+	kinds []colKind           // by column
+	skip  map[string]skipSpec // fields no column stores
+	fold  map[string]bool     // lower-cased keys of every field
+	enums map[int]map[string]bool
+	id    int // the column RowID returns
+	// keys says what to do with each key; order lists them as the
+	// encoder writes them (struct order), so that a message of ours is
+	// read without hashing a key (a missing key costs one lookup).
+	keys  map[string]keyAction
+	order []string
+	acts  []keyAction
+}
+
+// keyAction is what the direct path does with one key's value.
+type keyAction struct {
+	what int // actColumn, actVersion or actSkip
+	col  int
+	skip skipSpec
+	pos  int // in order
+}
+
+const (
+	actColumn = iota
+	actVersion
+	actSkip
+)
+
+type directOnce struct {
+	once sync.Once
+	plan *directPlan
+}
+
+func (t *Table) plan() *directPlan {
+	t.direct.once.Do(func() { t.direct.plan = newDirectPlan(t) })
+	return t.direct.plan
+}
+
+// Direct reports whether DecodeRow reads t's rows straight from JSON.
+func (t *Table) Direct() bool { return t.plan() != nil }
+
+var enumName = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'\s*=`)
+
+func newDirectPlan(t *Table) *directPlan {
+	if t.leaveOut != nil || (t.check != nil && !t.checkIsEnums) {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	var order []string
+	jsonFields(reflect.TypeOf(t.NewEvent()).Elem(), fields, &order)
+	p := &directPlan{cols: map[string]int{}, skip: map[string]skipSpec{}, fold: map[string]bool{}, enums: map[int]map[string]bool{}, id: -1}
+	for k := range fields {
+		p.fold[strings.ToLower(k)] = true
+	}
+	for i, c := range t.Columns {
+		ft, ok := fields[c.Name]
+		if !ok || !kindFits(c.kind, ft) {
+			return nil
+		}
+		p.cols[c.Name] = i
+		p.kinds = append(p.kinds, c.kind)
+		if c.kind == kindEnum8 {
+			names := map[string]bool{}
+			for _, m := range enumName.FindAllStringSubmatch(c.Type, -1) {
+				names[m[1]] = true
+			}
+			p.enums[i] = names
+		}
+	}
+	for k, ft := range fields {
+		if _, ok := p.cols[k]; !ok && k != "schema_version" {
+			p.skip[k] = skipSpec{shapeOf(ft), bitsOf(ft)}
+		}
+	}
+	// The id column is the string column RowID reads: found by decoding
+	// an event holding only that column.
+	for i, c := range t.Columns {
+		if c.kind != kindString {
+			continue
+		}
+		ev := t.NewEvent()
+		if err := json.Unmarshal([]byte(`{"`+c.Name+`":"\u0001probe"}`), ev); err == nil && t.RowID(ev) == "\x01probe" {
+			p.id = i
+			break
+		}
+	}
+	if p.id < 0 {
+		return nil
+	}
+	p.keys = map[string]keyAction{}
+	for pos, k := range order {
+		a := keyAction{what: actSkip, pos: pos}
+		if c, ok := p.cols[k]; ok {
+			a.what, a.col = actColumn, c
+		} else if k == "schema_version" {
+			a.what = actVersion
+		} else {
+			a.skip = p.skip[k]
+		}
+		p.keys[k] = a
+		p.order = append(p.order, k)
+		p.acts = append(p.acts, a)
+	}
+	return p
+}
+
+// jsonFields collects the JSON keys of struct type st, embedded structs
+// flattened as encoding/json does.
+func jsonFields(st reflect.Type, out map[string]reflect.Type, order *[]string) {
+	for i := 0; i < st.NumField(); i++ {
+		f := st.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			jsonFields(f.Type, out, order)
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+		*order = append(*order, name)
+	}
+}
+
+var timeType = reflect.TypeOf(time.Time{})
+
+func kindFits(k colKind, t reflect.Type) bool {
+	switch k {
+	case kindString, kindEnum8:
+		return t.Kind() == reflect.String
+	case kindUint8:
+		return t.Kind() == reflect.Uint8
+	case kindUint32:
+		return t.Kind() == reflect.Uint32
+	case kindFloat64:
+		return t.Kind() == reflect.Float64
+	case kindFlag:
+		return t.Kind() == reflect.Bool
+	case kindDateTime:
+		return t == timeType
+	}
+	return false
+}
+
+// skipSpec is the shape of a skipped field, with its numeric size.
+type skipSpec struct {
+	shape jsonShape
+	bits  int
+}
+
+func bitsOf(t reflect.Type) int {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return t.Bits()
+	}
+	return 0
+}
+
+func shapeOf(t reflect.Type) jsonShape {
+	switch {
+	case t == timeType:
+		return shapeTime
+	case t.Kind() == reflect.String:
+		return shapeString
+	case t.Kind() == reflect.Bool:
+		return shapeBool
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return shapeInt
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return shapeUint
+	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32:
+		return shapeFloat
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		return shapeStrings
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String:
+		return shapeStringMap
+	}
+	return shapeUnknown
+}
+
+// DecodeRow decodes one message for t. stored is false, with a nil error,
+// for an event of the table's type that is not a row (Stores). The row may
+// share b's bytes: b must not change until the row is in a record.
+func (t *Table) DecodeRow(b []byte) (r Row, stored bool, err error) {
+	return t.decodeRow(b, nil)
+}
+
+// RowResult is DecodeRow's answer for one message of DecodeRows.
+type RowResult struct {
+	Row    Row
+	Stored bool
+	Err    error
+}
+
+// RowBatch is DecodeRows' answer: a result per message, in order.
+type RowBatch struct {
+	Results []RowResult
+	slab    *[]cell
+}
+
+// slabs recycles the cells of decoded batches: a sink decodes one batch
+// after another of about the same size, and a fresh slab each time would
+// be megabytes to allocate and clear for nothing.
+var slabs sync.Pool
+
+// Release hands the batch's memory back for the next batch; its rows must
+// not be used afterwards (build the record first).
+func (rb *RowBatch) Release() {
+	if rb.slab != nil {
+		slabs.Put(rb.slab)
+		rb.slab = nil
+	}
+	rb.Results = nil
+}
+
+// DecodeRows is DecodeRow for a batch, on all cores, with the direct
+// path's values in one recycled allocation for the batch rather than one
+// per row. Release the batch once its rows are in a record.
+func (t *Table) DecodeRows(values [][]byte) *RowBatch {
+	out := make([]RowResult, len(values))
+	rb := &RowBatch{Results: out}
+	var slab []cell
+	ncols := len(t.Columns)
+	if t.plan() != nil {
+		need := len(values) * ncols
+		if p, ok := slabs.Get().(*[]cell); ok && cap(*p) >= need {
+			slab = (*p)[:need]
+			clear(slab)
+		} else {
+			slab = make([]cell, need)
+		}
+		rb.slab = &slab
+	}
+	one := func(i int) {
+		var cells []cell
+		if slab != nil {
+			cells = slab[i*ncols : (i+1)*ncols : (i+1)*ncols]
+		}
+		r, stored, err := t.decodeRow(values[i], cells)
+		out[i] = RowResult{r, stored, err}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(values) < 256 || workers < 2 {
+		for i := range values {
+			one(i)
+		}
+		return rb
+	}
+	// Chunks of rows, taken in turn, keep the cores busy to the end
+	// whatever the rows' sizes.
+	const chunk = 128
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(chunk) - chunk)
+				if start >= len(values) {
+					return
+				}
+				for i := start; i < min(start+chunk, len(values)); i++ {
+					one(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return rb
+}
+
+// decodeRow decodes b, the direct path's values into cells when given.
+func (t *Table) decodeRow(b []byte, cells []cell) (r Row, stored bool, err error) {
+	if p := t.plan(); p != nil && len(b) < inExtra {
+		if cells == nil {
+			cells = make([]cell, len(t.Columns))
+		}
+		var extra []byte
+		if p.decode(b, cells, &extra) {
+			return Row{cells: cells, src: b, extra: extra}, true, nil
+		}
+	}
+	ev := t.NewEvent()
+	if err := DecodeBorrowed(b, ev); err != nil {
+		return Row{}, false, err
+	}
+	if !t.Stores(ev) {
+		return Row{}, false, nil
+	}
+	if err := t.Validate(ev); err != nil {
+		return Row{}, false, err
+	}
+	return Row{ev: ev}, true, nil
+}
+
+// RowKey is RowID for a decoded row.
+func (t *Table) RowKey(r Row) string {
+	if r.ev != nil {
+		return t.RowID(r.ev)
+	}
+	return r.str(t.plan().id)
+}
+
+// RecordOfRows builds one Arrow record of rows (from DecodeRow on t) with
+// buffers from mem; the caller releases it.
+func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
+	b := array.NewRecordBuilder(mem, t.schema)
+	defer b.Release()
+	b.Reserve(len(rows))
+	eachColumn(b, len(rows), func(i int, fb array.Builder) {
+		c := t.Columns[i]
+		if sb, ok := fb.(*array.StringBuilder); ok {
+			// One allocation for the column's bytes instead of doubling.
+			n := 0
+			for _, r := range rows {
+				if r.ev == nil {
+					n += int(r.cells[i].ln &^ inExtra)
+				}
+			}
+			sb.ReserveData(n)
+		}
+		for _, r := range rows {
+			if r.ev != nil {
+				c.fill(fb, r.ev)
+				continue
+			}
+			v := r.cells[i]
+			switch c.kind {
+			case kindString, kindEnum8:
+				fb.(*array.StringBuilder).Append(r.str(i))
+			case kindUint8, kindFlag:
+				fb.(*array.Uint8Builder).Append(uint8(v.n))
+			case kindUint32:
+				fb.(*array.Uint32Builder).Append(uint32(v.n))
+			case kindFloat64:
+				fb.(*array.Float64Builder).Append(math.Float64frombits(v.n))
+			case kindDateTime:
+				fb.(*array.TimestampBuilder).Append(arrow.Timestamp(int64(v.n)))
+			}
+		}
+	})
+	return b.NewRecord()
+}
+
+// decode reads one JSON object into a cell per column; ok is false when the
+// message needs the struct path (see the top of the file).
+func (p *directPlan) decode(b []byte, cells []cell, extra *[]byte) (ok bool) {
+	version := false
+	pos := 0 // where the next key is expected in p.order
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return false // no id, no version: the struct path says so
+	}
+	for {
+		// Key: plain ASCII only, no escapes. The key expected next is
+		// compared in place, without a scan for its end.
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		var a *keyAction
+		var end int
+		if pos < len(p.order) {
+			k := p.order[pos]
+			if e := i + 1 + len(k); e < len(b) && b[e] == '"' && string(b[i+1:e]) == k {
+				a, end = &p.acts[pos], e
+			}
+		}
+		var key string
+		if a == nil {
+			e, simple := scanString(b, i)
+			if e < 0 || !simple {
+				return false
+			}
+			end = e
+			key = unsafe.String(unsafe.SliceData(b[i+1:]), end-i-1)
+			if ka, ok := p.keys[key]; ok {
+				a = &ka
+			}
+		}
+		i = skipWS(b, end+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return false
+		}
+		known := a != nil
+		var next int
+		switch {
+		case !known && p.fold[strings.ToLower(key)]:
+			return false // decoding would match it case-insensitively
+		case !known:
+			next = skipValue(b, i, 0)
+		case a.what == actColumn:
+			next = p.value(b, i, a.col, cells, extra)
+		case a.what == actVersion:
+			next = skipNumber(b, i)
+			if next < 0 || string(b[i:next]) != versionText {
+				return false
+			}
+			version = true
+		default:
+			next = skipShaped(b, i, a.skip)
+		}
+		if known {
+			pos = a.pos + 1
+		}
+		if next < 0 {
+			return false
+		}
+		i = skipWS(b, next)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = skipWS(b, i+1)
+	}
+	if skipWS(b, i+1) != len(b) || !version || cells[p.id].ln == 0 {
+		return false
+	}
+	// An Enum8 value, present or not, must be one of its names.
+	row := Row{cells: cells, src: b, extra: *extra}
+	for c, names := range p.enums {
+		if !names[row.str(c)] {
+			return false
+		}
+	}
+	return true
+}
+
+var versionText = strconv.Itoa(Version)
+
+// value reads column c's value at b[i:] into cells[c], returning the
+// offset after it, or -1 for the struct path.
+func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int {
+	switch k := p.kinds[c]; k {
+	case kindString, kindEnum8:
+		end, simple := scanString(b, i)
+		if end < 0 {
+			return -1
+		}
+		if simple {
+			cells[c].off, cells[c].ln = uint32(i+1), uint32(end-i-1)
+		} else if s, ok := unquote(b[i : end+1]); ok {
+			cells[c].off, cells[c].ln = uint32(len(*extra)), uint32(len(s))|inExtra
+			*extra = append(*extra, s...)
+		} else {
+			return -1
+		}
+		return end + 1
+	case kindFlag:
+		switch {
+		case bytes.HasPrefix(b[i:], litTrue):
+			cells[c].n = 1
+			return i + 4
+		case bytes.HasPrefix(b[i:], litFalse):
+			cells[c].n = 0
+			return i + 5
+		}
+		return -1
+	case kindDateTime:
+		end, simple := scanString(b, i)
+		if end < 0 || !simple {
+			return -1
+		}
+		if secs, ok := utcSeconds(b[i+1 : end]); ok {
+			cells[c].n = uint64(secs)
+			return end + 1
+		}
+		var tm time.Time
+		if err := tm.UnmarshalJSON(b[i : end+1]); err != nil {
+			return -1
+		}
+		cells[c].n = uint64(DateTimeSeconds(tm))
+		return end + 1
+	case kindFloat64, kindUint8, kindUint32:
+		end := skipNumber(b, i)
+		if end < 0 {
+			return -1
+		}
+		text := unsafe.String(unsafe.SliceData(b[i:]), end-i)
+		if k == kindFloat64 {
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return -1
+			}
+			cells[c].n = math.Float64bits(f)
+			return end
+		}
+		bits := 8
+		if k == kindUint32 {
+			bits = 32
+		}
+		u, err := strconv.ParseUint(text, 10, bits)
+		if err != nil {
+			return -1
+		}
+		cells[c].n = u
+		return end
+	}
+	return -1
+}
+
+// utcSeconds reads the layout our encoder writes for a UTC time,
+// 2006-01-02T15:04:05Z with 0 to 9 fraction digits, as DateTimeSeconds of
+// it, in a tenth of the time parsing takes. Anything else, or a date or
+// time that does not exist, is left to time.Time (ok false).
+func utcSeconds(s []byte) (int64, bool) {
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
+		return 0, false
+	}
+	num := func(from, to int) int {
+		n := 0
+		for _, c := range s[from:to] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	if frac := s[19 : len(s)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || num(20, len(s)-1) < 0 {
+			return 0, false
+		}
+	}
+	if day > daysIn(month, year) {
+		return 0, false
+	}
+	// Days since 1970-01-01 of a proleptic Gregorian date (the era
+	// arithmetic of H. Hinnant's days_from_civil, in our own words: years
+	// start in March so the leap day comes last).
+	y := year
+	if month <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (month + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era)*146097 + int64(doe) - 719468
+	secs := days*86400 + int64(hour*3600+minute*60+sec)
+	switch {
+	case secs < 0:
+		return 0, true
+	case secs > math.MaxUint32:
+		return math.MaxUint32, true
+	}
+	return secs, true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// unquote decodes a string with escapes or other than ASCII as decoding
+// does (invalid UTF-8 becomes U+FFFD). Apart from value, so that the
+// string it decodes into escapes to the heap only on this path.
+func unquote(q []byte) (string, bool) {
+	var s string
+	if err := json.Unmarshal(q, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+var litTrue, litFalse, litNull = []byte("true"), []byte("false"), []byte("null")
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the offset of the closing quote of the string at
+// b[i], or -1 if there is none or a raw control character is inside;
+// simple says it has no escape and is valid UTF-8, so its bytes are its
+// value. The quote and a backslash are found with IndexByte (vector
+// instructions); the bytes between are checked eight at a time.
+func scanString(b []byte, i int) (end int, simple bool) {
+	if i >= len(b) || b[i] != '"' {
+		return -1, false
+	}
+	q := bytes.IndexByte(b[i+1:], '"')
+	if q < 0 {
+		return -1, false
+	}
+	span := b[i+1 : i+1+q]
+	if bytes.IndexByte(span, '\\') >= 0 {
+		return scanEscaped(b, i)
+	}
+	ascii := true
+	j := 0
+	for ; j+8 <= len(span); j += 8 {
+		if w := binary.LittleEndian.Uint64(span[j:]); unusual(w) {
+			break
+		}
+	}
+	for ; j < len(span); j++ {
+		switch c := span[j]; {
+		case c < 0x20:
+			return -1, false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(span) {
+		return i + 1 + q, false
+	}
+	return i + 1 + q, true
+}
+
+// scanEscaped is scanString for a string holding a backslash, whose
+// closing quote may come after escaped ones.
+func scanEscaped(b []byte, i int) (end int, simple bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j, false
+		case c == '\\':
+			j++
+		case c < 0x20:
+			return -1, false
+		}
+	}
+	return -1, false
+}
+
+// unusual reports whether any byte of w is a control character or not
+// ASCII.
+func unusual(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (w&highs)|((w-0x20*ones)&^w&highs) != 0
+}
+
+// skipNumber returns the offset after the JSON number at b[i], or -1.
+func skipNumber(b []byte, i int) int {
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	digits := func() bool {
+		k := j
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j > k
+	}
+	if j < len(b) && b[j] == '0' {
+		j++
+	} else if !digits() {
+		return -1
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		if !digits() {
+			return -1
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if !digits() {
+			return -1
+		}
+	}
+	return j
+}
+
+// skipShaped skips a value of a field no column stores, if it has the
+// shape the field's type accepts; -1 otherwise.
+func skipShaped(b []byte, i int, spec skipSpec) int {
+	switch shape := spec.shape; shape {
+	case shapeString:
+		end, _ := scanString(b, i)
+		if end < 0 {
+			return -1
+		}
+		return end + 1
+	case shapeTime:
+		end, simple := scanString(b, i)
+		if end < 0 || !simple {
+			return -1
+		}
+		var tm time.Time
+		if tm.UnmarshalJSON(b[i:end+1]) != nil {
+			return -1
+		}
+		return end + 1
+	case shapeBool:
+		if bytes.HasPrefix(b[i:], litTrue) {
+			return i + 4
+		}
+		if bytes.HasPrefix(b[i:], litFalse) {
+			return i + 5
+		}
+		return -1
+	case shapeInt, shapeUint:
+		end := skipNumber(b, i)
+		if end < 0 {
+			return -1
+		}
+		var err error
+		if shape == shapeInt {
+			_, err = strconv.ParseInt(unsafe.String(unsafe.SliceData(b[i:]), end-i), 10, spec.bits)
+		} else {
+			_, err = strconv.ParseUint(unsafe.String(unsafe.SliceData(b[i:]), end-i), 10, spec.bits)
+		}
+		if err != nil {
+			return -1
+		}
+		return end
+	case shapeFloat:
+		end := skipNumber(b, i)
+		if end < 0 {
+			return -1
+		}
+		if _, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b[i:]), end-i), spec.bits); err != nil {
+			return -1
+		}
+		return end
+	case shapeStrings, shapeStringMap:
+		shape := spec.shape
+		open, close := byte('['), byte(']')
+		if shape == shapeStringMap {
+			open, close = '{', '}'
+		}
+		if i >= len(b) || b[i] != open {
+			return -1
+		}
+		j := skipWS(b, i+1)
+		if j < len(b) && b[j] == close {
+			return j + 1
+		}
+		for {
+			if shape == shapeStringMap {
+				end, _ := scanString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = skipWS(b, end+1)
+				if j >= len(b) || b[j] != ':' {
+					return -1
+				}
+				j = skipWS(b, j+1)
+			}
+			end, _ := scanString(b, j)
+			if end < 0 {
+				return -1
+			}
+			j = skipWS(b, end+1)
+			if j >= len(b) {
+				return -1
+			}
+			if b[j] == close {
+				return j + 1
+			}
+			if b[j] != ',' {
+				return -1
+			}
+			j = skipWS(b, j+1)
+		}
+	}
+	return -1
+}
+
+// skipValue skips any JSON value (a key no field has), or returns -1.
+func skipValue(b []byte, i, depth int) int {
+	if i >= len(b) || depth > 32 {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _ := scanString(b, i)
+		if end < 0 {
+			return -1
+		}
+		return end + 1
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
+	case bytes.HasPrefix(b[i:], litTrue):
+		return i + 4
+	case bytes.HasPrefix(b[i:], litFalse):
+		return i + 5
+	case bytes.HasPrefix(b[i:], litNull):
+		return i + 4
+	case c == '[' || c == '{':
+		close := byte(']')
+		if c == '{' {
+			close = '}'
+		}
+		j := skipWS(b, i+1)
+		if j < len(b) && b[j] == close {
+			return j + 1
+		}
+		for {
+			if c == '{' {
+				end, _ := scanString(b, j)
+				if end < 0 {
+					return -1
+				}
+				j = skipWS(b, end+1)
+				if j >= len(b) || b[j] != ':' {
+					return -1
+				}
+				j = skipWS(b, j+1)
+			}
+			if j = skipValue(b, j, depth+1); j < 0 {
+				return -1
+			}
+			j = skipWS(b, j)
+			if j >= len(b) {
+				return -1
+			}
+			if b[j] == close {
+				return j + 1
+			}
+			if b[j] != ',' {
+				return -1
+			}
+			j = skipWS(b, j+1)
+		}
+	}
+	return -1
+}
