@@ -17,7 +17,9 @@
 -- Across questions the default is the mean of per-question means (each
 -- question weighs the same), the pooled mean over outcome rows is named
 -- *_pooled. The rolling tables (robustness_5m, _1h, _1d) only have pooled
--- sums: aggregate them with sum(value_sum) / sum(n).
+-- sums: aggregate them with sum(value_sum) / sum(n). RARE's rows there are
+-- selected by family, metric f and RARE's axes, as rare_question_scores
+-- selects them.
 
 -- name: rare_by_evaluation
 -- RARE's four scores per model for the questions evaluated in a window.
@@ -67,7 +69,7 @@ SELECT
     sum(value_sum) / sum(n) AS overall_pooled,
     sumIf(value_sum, axis = 'query') / sumIf(n, axis = 'query') AS query_robustness_pooled
 FROM robustream.robustness_1h
-WHERE family = 'rare' AND metric = 'f'
+WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross')
   AND bucket >= toDateTime('2024-04-01 00:00:00', 'UTC')
   AND bucket < toDateTime('2024-04-02 00:00:00', 'UTC')
 GROUP BY model_id, bucket
@@ -77,7 +79,7 @@ ORDER BY model_id, bucket;
 -- Pooled mean f per model, day and perturbation kind (robustness_1d).
 SELECT model_id, bucket, axis, kind, sum(n) AS outcomes, sum(value_sum) / sum(n) AS mean_f
 FROM robustream.robustness_1d
-WHERE family = 'rare' AND metric = 'f'
+WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross')
 GROUP BY model_id, bucket, axis, kind
 ORDER BY model_id, bucket, axis, kind;
 

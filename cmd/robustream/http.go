@@ -439,8 +439,11 @@ func (e *engine) loadScores(ctx context.Context) (scoresResponse, error) {
 		resp.Models = append(resp.Models, scoreRow{Model: c[0], Baseline: strings.HasPrefix(c[0], "builtin:"), N: n,
 			Overall: num(c[2]), Query: num(c[3]), Document: num(c[4]), Retrieval: num(c[5])})
 	}
+	// by_kind is RARE's mean f per kind: only f rows on RARE's axes, never
+	// the retrieval-hit rows a retrieving model also has under family
+	// rare (a hit rate, not a robustness score).
 	out, err = e.ch.Query(ctx, `SELECT model_id, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n)
-FROM robustream.robustness_1h WHERE family = 'rare' GROUP BY model_id, axis, kind ORDER BY model_id, axis, kind`, "TabSeparated")
+FROM robustream.robustness_1h WHERE `+rareWhere+` GROUP BY model_id, axis, kind ORDER BY model_id, axis, kind`, "TabSeparated")
 	if err != nil {
 		return resp, err
 	}
@@ -652,7 +655,7 @@ func (s *server) series(w http.ResponseWriter, r *http.Request) {
 	rows, err := s.rows(r.Context(), `SELECT model_id AS model, toString(family) AS fam, toUInt32(bucket) AS t,
 	sum(n) AS cnt, sum(value_sum) / sum(n) AS score
 FROM `+win.table+`
-WHERE `+win.filter+` AND ((family = 'rare' AND metric = 'f') OR family IN ('grade', 'prgb'))
+WHERE `+win.filter+` AND ((`+rareWhere+`) OR family IN ('grade', 'prgb'))
 GROUP BY model, fam, t HAVING cnt > 0 ORDER BY model, fam, t`)
 	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
 }
@@ -666,7 +669,7 @@ func (s *server) kinds(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n) AS score
 FROM `+win.table+`
-WHERE `+win.filter+` AND family = 'rare' AND metric = 'f'
+WHERE `+win.filter+` AND `+rareWhere+`
 GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
 	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
 }

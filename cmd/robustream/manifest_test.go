@@ -51,7 +51,7 @@ func TestManifestWaitsForOtherProducers(t *testing.T) {
 		t.Skip("runs a pipeline")
 	}
 	defer func(k []perturb.Kind, p []stageSpec) { perturbKinds, variantProducers = k, p }(perturbKinds, variantProducers)
-	perturbKinds = append(perturbKinds, perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Producer: "shouter"})
+	perturbKinds = append(perturbKinds, perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Families: []string{schemas.FamilyRARE}, Producer: "shouter"})
 	variantProducers = append(variantProducers, processorStage("shouter", streams.TopicVariants, []string{streams.TopicVariants},
 		func(*engine) (streams.Processor, error) { return shouter{}, nil }))
 
@@ -93,7 +93,7 @@ func TestManifestWaitsForOtherProducers(t *testing.T) {
 // TestProducerMustBeRegistered: a kind made elsewhere whose stage is not in
 // the registry is a start-up error naming the kind and the stage.
 func TestProducerMustBeRegistered(t *testing.T) {
-	kinds := append(perturb.DefaultKinds(), perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Producer: "shouter"})
+	kinds := append(perturb.DefaultKinds(), perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Families: []string{schemas.FamilyRARE}, Producer: "shouter"})
 	err := checkTopology(registry(), kinds)
 	if want := fmt.Sprintf("perturbation kind query/shout is made by stage shouter, which is not a registered stage writing %s", streams.TopicVariants); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)

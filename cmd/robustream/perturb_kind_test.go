@@ -16,13 +16,13 @@ import (
 
 // shout is a perturbation kind defined in this file only: the question in
 // capitals.
-var shout = perturb.Kind{Axis: schemas.AxisQuery, Name: "shout",
+var shout = perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Families: []string{schemas.FamilyRARE},
 	Make: func(_ *perturb.Perturber, in *perturb.Input) (perturb.Made, error) {
 		return perturb.Made{Query: strings.ToUpper(in.Question.Question), Contexts: in.Question.GTChunks, AnswerAvailable: true}, nil
 	}}
 
 // paraphrase needs the generator LLM, which this build does not have.
-var paraphrase = perturb.Kind{Axis: schemas.AxisQuery, Name: "llm_paraphrase", NeedsLLM: true,
+var paraphrase = perturb.Kind{Axis: schemas.AxisQuery, Name: "llm_paraphrase", Families: []string{schemas.FamilyRARE}, NeedsLLM: true,
 	Make: func(*perturb.Perturber, *perturb.Input) (perturb.Made, error) {
 		panic("an LLM kind ran without a generator")
 	}}

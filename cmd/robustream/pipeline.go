@@ -84,6 +84,34 @@ var metricFamilies = []pair.Family{
 	pair.RARE,
 }
 
+// checkKindFamilies checks that each perturbation kind and the metric
+// families agree on who scores it: the families a kind declares
+// (perturb.Kind.Families) must be exactly the registered families whose
+// axes hold the kind's axis (pair.Family.Axes). Pairing goes by the
+// family's axes; the kind's list says what its author meant. When they
+// differ, a kind would feed a family it was not made for (a spurious
+// feature moving RARE's scores) or a family would wait for nothing: a
+// start-up error, naming the kind.
+func checkKindFamilies(kinds []perturb.Kind, families []pair.Family) error {
+	var errs []error
+	for _, k := range kinds {
+		var scoring []string
+		for _, f := range families {
+			if f.Scores(k.Axis) {
+				scoring = append(scoring, f.Name)
+			}
+		}
+		declared := slices.Clone(k.Families)
+		slices.Sort(declared)
+		slices.Sort(scoring)
+		if !slices.Equal(declared, scoring) {
+			errs = append(errs, fmt.Errorf("perturbation kind %s declares families %v, but the families scoring axis %s are %v",
+				k.Slot(), k.Families, k.Axis, scoring))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // externalOutputs are the topics written from outside the stage registry:
 // documents by the sources (run --source, eval --source, or another process
 // in cluster mode), and alerts, which no stage of this build writes yet (the
@@ -132,6 +160,7 @@ func checkTopology(specs []stageSpec, kinds []perturb.Kind) error {
 				k.Slot(), k.Producer, streams.TopicVariants))
 		}
 	}
+	errs = append(errs, checkKindFamilies(kinds, metricFamilies))
 	return errors.Join(errs...)
 }
 

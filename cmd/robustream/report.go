@@ -27,6 +27,10 @@ import (
 	"github.com/robustream/robustream/schemas"
 )
 
+// rareWhere selects RARE's judge f rows on RARE's axes (pair.RAREWhere),
+// for the report and the dashboard's RARE queries alike.
+var rareWhere = pair.RAREWhere()
+
 func cmdReportMetrics(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	window := fs.String("window", "all", "evaluation-time window: a duration (30m, 1h, 24h), days (7d) or all")

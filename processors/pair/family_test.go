@@ -11,7 +11,7 @@ import (
 
 // failures is a family that counts a set's errored requests: registered
 // beside RARE, it gets the same completed set.
-var failures = Family{Name: "failures", Outcomes: func(s *Set) []schemas.Outcome {
+var failures = Family{Name: "failures", Axes: RAREAxes, Outcomes: func(s *Set) []schemas.Outcome {
 	n := 0
 	for _, r := range s.Results {
 		if r.Error != "" {

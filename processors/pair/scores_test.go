@@ -100,10 +100,12 @@ func fixtureQuestions() []*schemas.Question {
 
 // runFixtures runs the fixture questions through perturb, fanout, the fake
 // models and pair, and returns the outcome records and the pair stage.
-func runFixtures(t *testing.T) ([]streams.Record, *Stage) {
+// extra kinds, registered after RARE's, add their variants to every
+// question.
+func runFixtures(t *testing.T, extra ...perturb.Kind) ([]streams.Record, *Stage) {
 	t.Helper()
 	pt, err := perturb.NewStage(perturb.Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Kinds: []perturb.Kind{perturb.Char, perturb.QWERTY, shout, perturb.AnswerRemoved}})
+		Kinds: append([]perturb.Kind{perturb.Char, perturb.QWERTY, shout, perturb.AnswerRemoved}, extra...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +118,8 @@ func runFixtures(t *testing.T) ([]streams.Record, *Stage) {
 	var outcomes []streams.Record
 	for _, q := range fixtureQuestions() {
 		variants := pt.Variants(q)
-		if len(variants) != 8 {
-			t.Fatalf("%s: %d variants, want 8 (4 query variants × 2 context variants)", q.QuestionID, len(variants))
+		if len(variants) != 8+len(extra) {
+			t.Fatalf("%s: %d variants, want 8 (4 query variants × 2 context variants) + %d", q.QuestionID, len(variants), len(extra))
 		}
 		for _, v := range variants {
 			for _, req := range fo.Requests(v) {
@@ -167,6 +169,25 @@ func fakeAnswer(req *schemas.EvalRequest, original string) schemas.EvalResult {
 // robustness over axis document) and checks the hand-computed figures.
 func TestRAREScores(t *testing.T) {
 	recs, ps := runFixtures(t)
+	got, withoutCross := scoresOf(t, recs)
+	if !maps.Equal(got, wantScores) {
+		t.Errorf("scores\n got %v\nwant %v", got, wantScores)
+	}
+	// Without the cross cells, the guesser would get 4 of 5 per question.
+	if g := withoutCross["guesser"]; g != 0.8 {
+		t.Errorf("guesser without cross cells: %v, want 0.8", g)
+	}
+	if n := ps.Unscorable()[UnscorableKey{schemas.FamilyRARE, ReasonClosedBookFailed}]; n != 1 {
+		t.Errorf("unscorable sets: %d, want 1 (knower, q2)", n)
+	}
+}
+
+// scoresOf computes RARE's pooled scores per model from outcome records, as
+// rare_scores does (the fixtures give every question the same cells, so
+// pooled and per-question means agree), and overall without the cross
+// cells.
+func scoresOf(t *testing.T, recs []streams.Record) (map[string]scores, map[string]float64) {
+	t.Helper()
 	type sum struct{ n, f float64 }
 	all, query, document := map[string]*sum{}, map[string]*sum{}, map[string]*sum{}
 	withoutCross := map[string]*sum{}
@@ -182,6 +203,9 @@ func TestRAREScores(t *testing.T) {
 		if err := schemas.Decode(rec.Value, &o); err != nil {
 			t.Fatal(err)
 		}
+		if o.Family != schemas.FamilyRARE || o.Metric != MetricF {
+			continue
+		}
 		add(all, o.ModelID, o.Value)
 		switch o.Axis {
 		case schemas.AxisQuery:
@@ -193,20 +217,12 @@ func TestRAREScores(t *testing.T) {
 			add(withoutCross, o.ModelID, o.Value)
 		}
 	}
-	got := map[string]scores{}
+	got, noCross := map[string]scores{}, map[string]float64{}
 	for m, s := range all {
 		got[m] = scores{overall: s.f / s.n, query: query[m].f / query[m].n, document: document[m].f / document[m].n, n: int(s.n)}
+		noCross[m] = withoutCross[m].f / withoutCross[m].n
 	}
-	if !maps.Equal(got, wantScores) {
-		t.Errorf("scores\n got %v\nwant %v", got, wantScores)
-	}
-	// Without the cross cells, the guesser would get 4 of 5 per question.
-	if g := withoutCross["guesser"]; g.f/g.n != 0.8 {
-		t.Errorf("guesser without cross cells: %v, want 0.8", g.f/g.n)
-	}
-	if n := ps.Unscorable()[UnscorableKey{schemas.FamilyRARE, ReasonClosedBookFailed}]; n != 1 {
-		t.Errorf("unscorable sets: %d, want 1 (knower, q2)", n)
-	}
+	return got, noCross
 }
 
 // TestRAREScoresView: the same outcomes through the ClickHouse sink give the
@@ -216,6 +232,26 @@ func TestRAREScoresView(t *testing.T) {
 		t.Skip("opens chDB")
 	}
 	recs, _ := runFixtures(t)
+	if got, want := rareScoresView(t, recs), wantRAREScoresView(); got != want {
+		t.Errorf("rare_scores:\n got %q\nwant %q", got, want)
+	}
+}
+
+// wantRAREScoresView is wantScores as rare_scores prints them: no fixture
+// model retrieves, so retrieval robustness is NaN.
+func wantRAREScoresView() string {
+	var want strings.Builder
+	for _, m := range []string{"cautious", "guesser", "knower", "typo_sensitive"} {
+		s := wantScores[m]
+		fmt.Fprintf(&want, "%s\t%v\t%v\t%v\tnan\t%d\n", m, s.overall, s.query, s.document, s.n)
+	}
+	return want.String()
+}
+
+// rareScoresView writes recs through the ClickHouse sink into a fresh chDB
+// and returns rare_scores (skipped when libchdb.so is missing).
+func rareScoresView(t *testing.T, recs []streams.Record) string {
+	t.Helper()
 	ctx := context.Background()
 	e, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: t.TempDir()})
 	if errors.Is(err, clickhouse.ErrNoChDB) {
@@ -239,16 +275,9 @@ func TestRAREScoresView(t *testing.T) {
 	if err := sink.Write(ctx, msgs); err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Query(ctx, "SELECT model_id, overall, query_robustness, document_robustness, n FROM robustream.rare_scores ORDER BY model_id", "TabSeparated")
+	out, err := e.Query(ctx, "SELECT model_id, overall, query_robustness, document_robustness, retrieval_robustness, n FROM robustream.rare_scores ORDER BY model_id", "TabSeparated")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want strings.Builder
-	for _, m := range []string{"cautious", "guesser", "knower", "typo_sensitive"} {
-		s := wantScores[m]
-		fmt.Fprintf(&want, "%s\t%v\t%v\t%v\t%d\n", m, s.overall, s.query, s.document, s.n)
-	}
-	if string(out) != want.String() {
-		t.Errorf("rare_scores:\n got %q\nwant %q", out, want.String())
-	}
+	return string(out)
 }

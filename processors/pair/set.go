@@ -1,6 +1,7 @@
 package pair
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -153,8 +154,8 @@ func F(known, answerAvailable, correct, refused bool) bool {
 	}
 }
 
-// Outcomes computes the RARE f outcome of every contextual result of s,
-// sorted by variant id. Known is the closed-book result's correctness;
+// Outcomes computes the RARE f outcome of every contextual result of s on
+// RARE's axes (RAREAxes), sorted by variant id. Known is the closed-book result's correctness;
 // golden is the variant's answer availability. A set whose closed-book
 // result failed or is missing has none (Set.Known): the stage counts it as
 // unscorable. Results with an Error are left out: an unanswered request says
@@ -178,7 +179,10 @@ func Outcomes(s *Set) []schemas.Outcome {
 
 	ids := make([]string, 0, len(s.Results))
 	for id, r := range s.Results {
-		if !r.ClosedBook && r.Error == "" {
+		// Only RARE's axes, even when called on a whole set rather than
+		// through the stage (Set.For): a spurious or placeholder variant
+		// has no cell in RARE's Table 2.
+		if !r.ClosedBook && r.Error == "" && slices.Contains(RAREAxes, r.Axis) {
 			ids = append(ids, id)
 		}
 	}

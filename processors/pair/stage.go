@@ -139,7 +139,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 			s.unscorable[UnscorableKey{f.Name, unscorable}].Add(1)
 			continue
 		}
-		outcomes = append(outcomes, f.Outcomes(&set)...)
+		outcomes = append(outcomes, f.Outcomes(set.For(f))...)
 	}
 	recs := make([]streams.Record, 0, len(outcomes))
 	for i := range outcomes {

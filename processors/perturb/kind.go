@@ -17,6 +17,13 @@ type Kind struct {
 	Axis string
 	// Name is the short snake_case kind recorded on variants and outcomes.
 	Name string
+	// Families are the metric families that score this kind's variants
+	// (schemas.FamilyRARE, …): RARE for the query and document kinds,
+	// SURE for the spurious features, PRGB for placeholders and noise.
+	// Pairing writes a family's outcomes only on the axes it declares
+	// (pair.Family.Axes); cmd checks at start-up that the two declarations
+	// agree, so a kind cannot silently feed a family it was not made for.
+	Families []string
 	// NeedsLLM kinds are skipped, counted and reported once, when no
 	// generator LLM is configured.
 	NeedsLLM bool
@@ -57,12 +64,15 @@ var (
 	Char          = queryKind(KindChar)
 	QWERTY        = queryKind(KindQWERTY)
 	Synonym       = queryKind(KindWordNet)
-	AnswerRemoved = Kind{Axis: schemas.AxisDocument, Name: KindAnswerRemoved,
+	AnswerRemoved = Kind{Axis: schemas.AxisDocument, Name: KindAnswerRemoved, Families: rareOnly,
 		Make: func(_ *Perturber, in *Input) (Made, error) {
 			ctxs, err := removeAnswer(in.Question.GTChunks, in.Answers)
 			return Made{Query: in.Question.Question, Contexts: ctxs}, err
 		}}
 )
+
+// rareOnly is the Families of RARE's query and document kinds.
+var rareOnly = []string{schemas.FamilyRARE}
 
 // DefaultKinds are the kinds of a stage configured with none.
 func DefaultKinds() []Kind { return []Kind{Char, QWERTY, Synonym, AnswerRemoved} }
@@ -70,7 +80,7 @@ func DefaultKinds() []Kind { return []Kind{Char, QWERTY, Synonym, AnswerRemoved}
 // queryKind is a rule-based query perturbation with the ground-truth
 // contexts.
 func queryKind(name string) Kind {
-	return Kind{Axis: schemas.AxisQuery, Name: name, Make: func(p *Perturber, in *Input) (Made, error) {
+	return Kind{Axis: schemas.AxisQuery, Name: name, Families: rareOnly, Make: func(p *Perturber, in *Input) (Made, error) {
 		q, err := p.query(name, in.Question.QuestionID, in.words)
 		return Made{Query: q, Contexts: in.Question.GTChunks, AnswerAvailable: true}, err
 	}}

@@ -39,7 +39,11 @@ DROP TABLE IF EXISTS robustream.prgb_points;
 -- RARE (§3.3, Table 2): one row per (model, question) with its judge f
 -- outcomes (metric f) counted and summed per axis, and the question's own
 -- means. NaN where the question has no outcome on an axis. overall counts
--- every axis: original, query, document, retrieval and the cross cells.
+-- every axis RARE scores: original, query, document, retrieval and the
+-- cross cells, and only those (processors/pair RAREAxes; a test checks the
+-- list matches): a RARE row on another axis (spurious, placeholder, noise:
+-- other families' cells, written by builds before families declared their
+-- axes) never moves RARE's scores.
 CREATE VIEW IF NOT EXISTS robustream.rare_question_scores AS
 SELECT
     model_id, question_id, pattern, hops, domain, published_at,
@@ -67,7 +71,7 @@ FROM
         countIf(axis = 'retrieval') AS retrieval_cnt,
         sumIf(value, axis = 'retrieval') AS retrieval_f
     FROM robustream.outcomes FINAL
-    WHERE family = 'rare' AND metric = 'f'
+    WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross')
     GROUP BY model_id, question_id, pattern, hops, domain, published_at
 );
 
