@@ -97,6 +97,19 @@ type queryWords struct {
 	skip    []bool // words[i] is a stopword or (part of) an accepted answer
 	answers *text.Answers
 	leaks   int8 // 0 unknown, 1 text holds no answer, 2 it does (see hasAnswer)
+	// tags (Penn part of speech per word, "" when unknown) and quoted are
+	// filled by tagWords, only for the wordnet kind: tagging is most of
+	// the cost of a query perturbation and char/qwerty do not need it.
+	tags   []string
+	quoted []bool
+}
+
+// tagWords fills q.tags and q.quoted once.
+func (q *queryWords) tagWords() {
+	if q.tags == nil {
+		q.tags = wordTags(q.text, q.words)
+		q.quoted = inQuotes(q.text, q.words)
+	}
 }
 
 func newQueryWords(query string, answers *text.Answers, accepted []string) *queryWords {
@@ -139,12 +152,13 @@ func (q *queryWords) hasAnswer() bool {
 
 // query is Query with the kind-independent work done.
 func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error) {
-	var change func(w string, rng *rand.Rand) (string, bool)
+	words := q.words
+	var change func(i int, rng *rand.Rand) (string, bool)
 	switch kind {
 	case KindChar:
-		change = charChange
+		change = func(i int, rng *rand.Rand) (string, bool) { return charChange(words[i].text, rng) }
 	case KindQWERTY:
-		change = qwertyChange
+		change = func(i int, rng *rand.Rand) (string, bool) { return qwertyChange(words[i].text, rng) }
 	case KindWordNet:
 		if p.WordNet == nil {
 			return "", fmt.Errorf("%w: no WordNet dictionary configured", ErrUnavailable)
@@ -152,12 +166,12 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 		if err := p.WordNet.Available(); err != nil {
 			return "", err
 		}
-		change = p.synonymChange
+		q.tagWords()
+		change = func(i int, rng *rand.Rand) (string, bool) { return p.synonymChange(q, i, rng) }
 	default:
 		return "", fmt.Errorf("%w: %q", ErrUnknownKind, kind)
 	}
 
-	words := q.words
 	var eligible []int
 	for i, w := range words {
 		if q.skip[i] {
@@ -177,6 +191,12 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 			// asks about something else.
 			continue
 		}
+		if kind == KindWordNet && (q.quoted[i] || inCompound(q.tags, i) || p.WordNet.collocated(q.text, words, i)) {
+			// A quoted span is a title the question points at; a noun in a
+			// compound, or a word that is one WordNet entry with its
+			// neighbours ("second quarter"), means something else alone.
+			continue
+		}
 		eligible = append(eligible, i)
 	}
 	rng := NewRand(questionID, kind)
@@ -188,7 +208,7 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 		if len(repl) == n {
 			break
 		}
-		if r, ok := change(words[i].text, rng); ok && r != words[i].text {
+		if r, ok := change(i, rng); ok && r != words[i].text {
 			repl[i] = r
 		}
 	}
@@ -291,32 +311,18 @@ func qwertyChange(w string, rng *rand.Rand) (string, bool) {
 	return string(rs), true
 }
 
-// synonymChange replaces w by a random WordNet synonym in w's
-// capitalization.
-//
-// A word inflected with -ed or -ing takes only synonyms inflected alike:
-// WordNet's synonyms of "released" are base forms ("liberate", "loose"),
-// and "When was tar 1.34 liberate?" is not a paraphrase but broken
-// English.
-func (p *Perturber) synonymChange(w string, rng *rand.Rand) (string, bool) {
-	syns, err := p.WordNet.synonyms(w) // read only: no copy needed
-	if err != nil || len(syns) == 0 {
+// synonymChange replaces word i of q by a random meaning-preserving
+// synonym (WordNet.meaningSynonyms: same part of speech, dominant sense,
+// inflection kept) in its capitalization.
+func (p *Perturber) synonymChange(q *queryWords, i int, rng *rand.Rand) (string, bool) {
+	pos, infl, ok := posOf(q.tags[i])
+	if !ok {
 		return "", false
 	}
-	lw := strings.ToLower(w)
-	for _, suf := range []string{"ed", "ing"} {
-		if strings.HasSuffix(lw, suf) && len(lw) > len(suf)+2 {
-			var kept []string
-			for _, x := range syns {
-				if strings.HasSuffix(x, suf) {
-					kept = append(kept, x)
-				}
-			}
-			if len(kept) == 0 {
-				return "", false
-			}
-			syns = kept
-		}
+	w := q.words[i].text
+	syns := p.WordNet.meaningSynonyms(w, pos, infl)
+	if len(syns) == 0 {
+		return "", false
 	}
 	return matchCase(w, syns[rng.IntN(len(syns))]), true
 }

@@ -310,7 +310,9 @@ func TestMatchCase(t *testing.T) {
 func TestWordNetQuery(t *testing.T) {
 	wn := wordNetOrSkip(t)
 	p := &Perturber{WordNet: wn}
-	q := "Revenue of Acme?"
+	// "Large" has the safe synonym "big" (first, dominant sense of both);
+	// "revenue" no longer has one (its senses are too evenly used).
+	q := "Large revenue of Acme?"
 	for i := range 50 {
 		out, err := p.Query(KindWordNet, fmt.Sprint(i), q, []string{"$4.2 billion"})
 		if err != nil {
@@ -447,7 +449,7 @@ func TestWordNetKeepsNamesAndInflection(t *testing.T) {
 		if out, err := p.Query(KindWordNet, id, "When was make 4.3 released?", []string{"19 Jan 2020"}); !errors.Is(err, ErrNoCandidate) {
 			t.Errorf("seed %d: %q, %v; want no candidate (a program name and a participle without an -ed synonym)", i, out, err)
 		}
-		out, err := p.Query(KindWordNet, id, "Which developers announce make 4.3?", []string{"GNU"})
+		out, err := p.Query(KindWordNet, id, "Which developers use make 4.3?", []string{"GNU"})
 		if errors.Is(err, ErrNoCandidate) {
 			continue
 		}

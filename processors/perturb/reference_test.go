@@ -28,12 +28,15 @@ import (
 // questions and on every synset of the installed WordNet.
 
 func referenceQuery(p *Perturber, kind, questionID, query string, accepted []string) (string, error) {
-	var change func(w string, rng *rand.Rand) (string, bool)
+	words := splitWords(query)
+	var change func(i int, rng *rand.Rand) (string, bool)
+	var tags []string
+	var quoted []bool
 	switch kind {
 	case KindChar:
-		change = charChange
+		change = func(i int, rng *rand.Rand) (string, bool) { return charChange(words[i].text, rng) }
 	case KindQWERTY:
-		change = qwertyChange
+		change = func(i int, rng *rand.Rand) (string, bool) { return qwertyChange(words[i].text, rng) }
 	case KindWordNet:
 		if p.WordNet == nil {
 			return "", fmt.Errorf("%w: no WordNet dictionary configured", ErrUnavailable)
@@ -41,11 +44,23 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 		if err := p.WordNet.Available(); err != nil {
 			return "", err
 		}
-		change = p.synonymChange
+		// The meaning-preserving choice (synonym.go) is the reference
+		// here: tagged and quoted per call, not shared between kinds.
+		tags, quoted = wordTags(query, words), inQuotes(query, words)
+		change = func(i int, rng *rand.Rand) (string, bool) {
+			pos, infl, ok := posOf(tags[i])
+			if !ok {
+				return "", false
+			}
+			syns := p.WordNet.meaningSynonyms(words[i].text, pos, infl)
+			if len(syns) == 0 {
+				return "", false
+			}
+			return matchCase(words[i].text, syns[rng.IntN(len(syns))]), true
+		}
 	default:
 		return "", fmt.Errorf("%w: %q", ErrUnknownKind, kind)
 	}
-	words := splitWords(query)
 	answer := answerWords(accepted)
 	anchor := referenceAnchor(query)
 	var eligible []int
@@ -59,6 +74,9 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 		if kind == KindWordNet && i+1 < len(words) && query[w.end:words[i+1].start] == " " && strings.IndexAny(words[i+1].text[:1], "0123456789") == 0 {
 			continue // a program or product named before its version
 		}
+		if kind == KindWordNet && (quoted[i] || inCompound(tags, i) || p.WordNet.collocated(query, words, i)) {
+			continue
+		}
 		eligible = append(eligible, i)
 	}
 	rng := NewRand(questionID, kind)
@@ -69,7 +87,7 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 		if len(repl) == n {
 			break
 		}
-		if r, ok := change(words[i].text, rng); ok && r != words[i].text {
+		if r, ok := change(i, rng); ok && r != words[i].text {
 			repl[i] = r
 		}
 	}

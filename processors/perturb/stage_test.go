@@ -64,6 +64,9 @@ func TestStageProcess(t *testing.T) {
 	wn := wordNetOrSkip(t)
 	st := mustStage(t, Config{WordNet: wn})
 	q := testQuestion()
+	// A question with a safe synonym ("large" → "big"): the meaning-preserving
+	// wordnet kind finds none for "revenue", whose senses are too evenly used.
+	q.Question = "What was Acme Corp's large revenue in Q3 2025?"
 	recs, err := st.Process(context.Background(), encodeQuestion(t, q))
 	if err != nil {
 		t.Fatal(err)

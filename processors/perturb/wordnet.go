@@ -52,6 +52,10 @@ type WordNet struct {
 	index [len(wordnetPOS)]map[string][]int64  // lemma → synset offsets
 	exc   [len(wordnetPOS)]map[string][]string // inflected form → base forms
 	data  [len(wordnetPOS)][]byte              // data.* contents; offsets index into them
+	// irregular holds the base forms with an irregular inflection (the
+	// targets of the exception lists), which inflect refuses to guess.
+	irregular [len(wordnetPOS)]map[string]bool
+	counts    senseCounts // SemCor tag counts per sense (synonym.go)
 
 	// cache memoizes synonyms by lowercase word. A lookup parses every
 	// synset line of every base form, and questions reuse a small
@@ -93,6 +97,19 @@ func (w *WordNet) load() error {
 		// The exception lists are optional in the format (adv.exc is tiny);
 		// without one, morphology falls back to the detachment rules.
 		w.exc[p], _ = readExceptions(filepath.Join(w.dir, pos+".exc"))
+		w.irregular[p] = make(map[string]bool)
+		for _, bases := range w.exc[p] {
+			for _, b := range bases {
+				w.irregular[p][b] = true
+			}
+		}
+	}
+	// The sense counts are what tells a word's usual sense from its rare
+	// ones; without them the wordnet kind cannot choose a safe synonym, so
+	// the kind is unavailable rather than guessing.
+	var err error
+	if w.counts, err = readCounts(countsPath(w.dir)); err != nil {
+		return fmt.Errorf("%w: wordnet: %v", ErrUnavailable, err)
 	}
 	return nil
 }
