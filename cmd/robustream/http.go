@@ -23,8 +23,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/robustream/robustream/processors/perturb"
-
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -684,6 +682,9 @@ type coverageKind struct {
 	// Reason says it in a sentence.
 	Reasons map[string]int64 `json:"reasons,omitempty"`
 	Reason  string           `json:"reason,omitempty"`
+	// Needs names what this engine lacks for the kind to run at all
+	// ("generator" for the LLM kinds without generator: in models.yaml).
+	Needs string `json:"needs,omitempty"`
 }
 
 // coverage: which kinds ran (variants stored, outcomes per model) and which
@@ -725,8 +726,18 @@ GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
 		add(m.Axis, m.Kind).Variants += m.Cnt
 	}
 	axisOf := map[string]string{}
-	for _, k := range perturb.DefaultKinds() {
+	for _, k := range perturbKinds {
 		axisOf[k.Name] = k.Axis
+	}
+	// Without a generator the LLM kinds have a row before any question
+	// is skipped, and in a process that does not run perturb: what is
+	// missing is known from the configuration alone.
+	if s.e.models.generator == nil {
+		for _, k := range perturbKinds {
+			if k.NeedsLLM {
+				add(k.Axis, k.Name).Needs = "generator"
+			}
+		}
 	}
 	if mfs, err := s.e.reg.Gather(); err == nil {
 		for _, mf := range mfs {
@@ -768,6 +779,15 @@ GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
 			k.Reason = "never made: " + why
 		} else {
 			k.Reason = "partly skipped: " + why
+		}
+	}
+	for _, k := range kinds {
+		if k.Needs == "generator" {
+			// Said first, whatever the counts: the fix is in models.yaml.
+			k.Reason = "needs a generator (generator: in models.yaml); without one this LLM kind is skipped"
+			if k.Skipped > 0 {
+				k.Reason += fmt.Sprintf(" (%d skipped)", k.Skipped)
+			}
 		}
 	}
 	if kinds == nil {

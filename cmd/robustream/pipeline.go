@@ -75,7 +75,10 @@ var perturbKinds = []perturb.Kind{
 	perturb.Char,
 	perturb.QWERTY,
 	perturb.Synonym,
+	perturb.LLMGrammar,
+	perturb.LLMIrrelevant,
 	perturb.AnswerRemoved,
+	perturb.BackTranslation,
 }
 
 // metricFamilies is the metric-family registry of pairing: adding a family
@@ -204,6 +207,12 @@ func registry() []stageSpec {
 			st, err := perturb.NewStage(pc)
 			if err != nil {
 				return nil, err
+			}
+			if e.models.generator != nil {
+				// The LLM kinds run with the generator that triplets and
+				// questions get; without one they are skipped, counted and
+				// shown in /api/coverage as needing it.
+				st.SetGenerator(e.models.generator, perturbReplyCache(e.cfg.DataDir, e.log))
 			}
 			e.exposeSkipped(st)
 			return st, nil

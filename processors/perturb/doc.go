@@ -14,7 +14,8 @@
 // Every perturbation is seeded by (question id, kind) so that a replayed
 // question yields the same variants and ids. A perturbation that cannot
 // be made is skipped and counted, never faked: metrics coverage shows which
-// kinds are missing. The package must not call LLMs (the llm_* kinds and
-// back-translation belong to a provider-backed stage) and must not change the
-// answer a question expects.
+// kinds are missing. The LLM kinds (llm.go: llm_grammar, llm_irrelevant,
+// back_translation) call the generator the engine hands the stage
+// (Stage.SetGenerator), through a persistent reply cache; without one they
+// are skipped and counted. No kind changes the answer a question expects.
 package perturb

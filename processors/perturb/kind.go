@@ -1,6 +1,7 @@
 package perturb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -57,6 +58,9 @@ type Input struct {
 	// Answers are the question's accepted answers, compiled for matching.
 	Answers *text.Answers
 	words   *queryWords
+	// ctx and llm serve the LLM kinds (llm.go): nil llm without a generator.
+	ctx context.Context
+	llm *llm
 }
 
 // The built-in kinds (RARE §3.1, §3.2), in the order the stage emits them.
@@ -86,8 +90,9 @@ func queryKind(name string) Kind {
 	}}
 }
 
-// errNoGenerator is why an LLM kind is skipped in this build.
-var errNoGenerator = fmt.Errorf("%w: it needs the generator LLM, and none is configured", ErrUnavailable)
+// errNoGenerator is why an LLM kind is skipped when the engine has no
+// generator: its label is what coverage shows.
+var errNoGenerator = fmt.Errorf("%w: needs a generator (none configured: generator: in models.yaml)", ErrUnavailable)
 
 func checkKinds(kinds []Kind) error {
 	seen := map[string]bool{}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/processors/text"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -34,6 +35,9 @@ type Config struct {
 	// context) made per question; 0 makes them all. A capped question gets
 	// a sample chosen by its id, recorded on its variants (CrossSample).
 	MaxCrossCells int `yaml:"max_cross_cells" help:"cap on perturbed-query × perturbed-context cells per question (0: all)"`
+	// Pivot is the language back_translation goes through. Empty:
+	// DefaultPivot.
+	Pivot string `yaml:"back_translation_pivot" help:"language back_translation translates through (default German)"`
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
@@ -47,6 +51,8 @@ type Stage struct {
 	kinds     []Kind
 	maxCross  int
 	log       *slog.Logger
+	pivot     string
+	llm       atomic.Pointer[llm] // nil: no generator, the LLM kinds are skipped
 
 	mu      sync.Mutex
 	skipped map[string]*atomic.Int64
@@ -75,7 +81,11 @@ func NewStage(cfg Config) (*Stage, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Pivot == "" {
+		cfg.Pivot = DefaultPivot
+	}
 	s := &Stage{
+		pivot:     cfg.Pivot,
 		perturber: Perturber{WordNet: cfg.WordNet},
 		kinds:     cfg.Kinds,
 		maxCross:  cfg.MaxCrossCells,
@@ -110,6 +120,18 @@ func sharedWordNet(dir string) *WordNet {
 	return w
 }
 
+// SetGenerator gives the stage the generator LLM of models.yaml's
+// generator:, which makes the LLM kinds (llm.go), with cache keeping its
+// replies (nil: none kept, every question asks again). A nil g takes it
+// away: the LLM kinds are then skipped and counted as needing a generator.
+func (s *Stage) SetGenerator(g provider.Generator, cache ReplyCache) {
+	if g == nil {
+		s.llm.Store(nil)
+		return
+	}
+	s.llm.Store(&llm{g: g, cache: cache, pivot: s.pivot})
+}
+
 // Name implements streams.Processor.
 func (s *Stage) Name() string { return StageName }
 
@@ -142,7 +164,8 @@ func (s *Stage) SkipReasons() map[string]map[string]int64 {
 // skipReason names why a variant could not be made, from a small fixed set
 // (a label, not a message): the errors of the kinds, and "other".
 func skipReason(err error) string {
-	for _, known := range []error{ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind} {
+	for _, known := range []error{ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind,
+		ErrEntityLost, ErrUnchanged, ErrAnswerLost, ErrGeneratorOutput, ErrGeneratorRefused, errGeneratorFailed} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}
@@ -158,10 +181,17 @@ func skipReason(err error) string {
 	return "other"
 }
 
+// errGeneratorFailed is the skip reason of an LLM kind whose generator
+// failed transiently when no runner is there to retry (Variants).
+var errGeneratorFailed = errors.New("the generator failed (transient)")
+
 // Process implements streams.Processor. A payload that is not a valid
 // question (bad JSON, unknown schema version, no id, question or answer) is
-// a permanent error.
-func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
+// a permanent error. A transient generator failure (rate limited,
+// unavailable, timed out) is returned as it is, for the runner's middleware
+// to retry the question: the replies already received are cached, so the
+// retry pays only for what failed.
+func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
 	var q schemas.Question
 	if err := schemas.Decode(m.Value, &q); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode question: %w", err))
@@ -172,7 +202,10 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if q.Retired != "" {
 		return nil, nil // a retired question is evaluated no more
 	}
-	vs := s.Variants(&q)
+	vs, err := s.variants(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
 	recs := make([]streams.Record, 0, len(vs))
 	for _, v := range vs {
 		b, err := schemas.Encode(v)
@@ -194,11 +227,31 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 // declared, and are not crossed. Every variant carries the manifest (the
 // slots made here and those declared) and the cross sample, and is stamped
 // with its id, schemas.VariantID(question_id, axis, kind, query, contexts),
-// and q's id as lineage.
+// and q's id as lineage. LLM kinds are made when the stage has a generator
+// (SetGenerator); a transient generator failure skips the kind here, with
+// the reason errGeneratorFailed (Process returns it instead, to retry).
 func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
+	vs, _ := s.variantsOf(context.Background(), q, true)
+	return vs
+}
+
+// variants is Variants returning a transient generator failure instead of
+// skipping the kind.
+func (s *Stage) variants(ctx context.Context, q *schemas.Question) ([]*schemas.Variant, error) {
+	return s.variantsOf(ctx, q, false)
+}
+
+func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bool) ([]*schemas.Variant, error) {
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
-	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted)}
+	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted), ctx: ctx, llm: s.llm.Load()}
+	// Skips are counted once the set is made: a question retried after a
+	// generator failure must not count its other kinds' skips twice.
+	type skipped struct {
+		kind string
+		err  error
+	}
+	var skips []skipped
 	vs := []*schemas.Variant{newVariant(q, schemas.AxisOriginal, KindOriginal, q.Question, q.GTChunks, true)}
 	var elsewhere []string                    // slots another stage fills
 	var queries, documents []*schemas.Variant // what the cross cells cross
@@ -207,15 +260,22 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 			elsewhere = append(elsewhere, k.Slot())
 			continue
 		}
-		if k.NeedsLLM {
-			// This build has no generator LLM client: such kinds are
-			// counted as skipped and reported once, never silently missing.
-			s.skip(k.Name, errNoGenerator)
+		if k.NeedsLLM && in.llm == nil {
+			// No generator: such kinds are counted as skipped and
+			// reported once, never silently missing.
+			skips = append(skips, skipped{k.Name, errNoGenerator})
 			continue
 		}
 		made, err := k.Make(&s.perturber, in)
+		var transient *generatorError
+		if errors.As(err, &transient) {
+			if !tolerant {
+				return nil, fmt.Errorf("perturbation %s: %w", k.Name, err)
+			}
+			err = fmt.Errorf("%w: %w", errGeneratorFailed, err)
+		}
 		if err != nil {
-			s.skip(k.Name, err)
+			skips = append(skips, skipped{k.Name, err})
 			continue
 		}
 		v := newVariant(q, k.Axis, k.Name, made.Query, made.Contexts, made.AnswerAvailable)
@@ -226,6 +286,9 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 		case schemas.AxisDocument:
 			documents = append(documents, v)
 		}
+	}
+	for _, sk := range skips {
+		s.skip(sk.kind, sk.err)
 	}
 	cross, sample := crossCells(q, queries, documents, s.maxCross)
 	vs = append(vs, cross...)
@@ -242,7 +305,7 @@ func (s *Stage) Variants(q *schemas.Question) []*schemas.Variant {
 		v.Manifest, v.SetSize, v.CrossSample = manifest, len(manifest), sample
 		schemas.Stamp(v, v.VariantID, lineage)
 	}
-	return vs
+	return vs, nil
 }
 
 func newVariant(q *schemas.Question, axis, kind, query string, contexts []string, available bool) *schemas.Variant {
