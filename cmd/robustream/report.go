@@ -3,13 +3,15 @@ package main
 // `robustream report`: the robustness metrics of every family in the
 // terminal (text) or as JSON.
 //
-// Every query reads the raw table robustream.outcomes (with FINAL, so a row
-// stored twice before a merge counts once) rather than the score views or
-// the rollups: the views are being reworked, and the rollups lack what
-// SURE's split, GRADE's matrix and PRGB's data points need (known, golden,
-// hops, d_r, question_id). The window filters on evaluated_at, the time of
-// evaluation. The queries use only what ClickHouse 18.16 and chDB both
-// accept, like the DDL.
+// The report reads the score views the dashboard reads (schemas/sql 030,
+// 035, 050), never the raw outcomes with math of its own: over all time
+// the all-time views (rare_scores, grade_matrix: the dashboard's
+// gradeQuery), over a window the row views (rare_question_scores,
+// sure_instances, grade_questions, prgb_points, which read outcomes FINAL)
+// with the dashboard's windowed SQL where it has one (gradeSince). So the
+// report and the dashboard cannot disagree on a figure. The window filters
+// on evaluated_at, the time of evaluation. The queries use only what
+// ClickHouse 18.16 and chDB both accept, like the DDL.
 
 import (
 	"context"
@@ -24,7 +26,6 @@ import (
 	"time"
 
 	"github.com/robustream/robustream/processors/pair"
-	"github.com/robustream/robustream/schemas"
 )
 
 // rareWhere selects RARE's judge f rows on RARE's axes (pair.RAREWhere),
@@ -103,7 +104,7 @@ type metricReport struct {
 	GRADE         gradeReport `json:"grade"`
 	PRGB          []prgbRow   `json:"prgb"`
 	Models        []string    `json:"models"`
-	filter        string      // the window's condition on evaluated_at
+	since         string      // the window's start, an SQL expression (the epoch for all time)
 	query         queryFunc   // how to reach ClickHouse
 	ctx           context.Context
 	seen          map[string]bool
@@ -158,20 +159,23 @@ type sureRow struct {
 	LR    rscore `json:"lr"`
 }
 
-// gradeReport: GRADE's error rate per hops × D_r quartile. The quartile
-// bounds are over the window's distinct graded questions (so a question
-// asked of many models weighs once), as in the grade_matrix view.
+// gradeReport: GRADE's error rate per hops × D_r quartile, as grade_matrix
+// gives it: quartiles ranked over the window's distinct graded questions
+// (a question asked of many models weighs once; the four bins differ in
+// size by one at most), per similarity function.
 type gradeReport struct {
-	Bounds []float64   `json:"dr_quartile_bounds"` // upper bounds of Q1..Q3; empty without data
-	Cells  []gradeCell `json:"cells"`
+	Cells []gradeCell `json:"cells"`
 }
 
 type gradeCell struct {
 	Model     string `json:"model"`
+	SimFunc   string `json:"sim_func"`
 	Hops      int    `json:"hops"`
 	Quartile  int    `json:"dr_quartile"`
 	N         int64  `json:"n"`
 	ErrorRate rscore `json:"error_rate"`
+	DrMin     rscore `json:"dr_min"`
+	DrMax     rscore `json:"dr_max"`
 }
 
 // prgbRow: PRGB per model; a data point is a (model, question), scored by
@@ -188,14 +192,15 @@ type prgbRow struct {
 
 // buildReport runs the report's queries.
 func buildReport(ctx context.Context, query queryFunc, window string, win time.Duration) (*metricReport, error) {
-	r := &metricReport{Window: window, WindowSeconds: int64(win / time.Second), Source: "robustream.outcomes (raw, FINAL), filtered on evaluated_at",
+	r := &metricReport{Window: window, WindowSeconds: int64(win / time.Second), Source: "the score views (schemas/sql), as the dashboard reads them",
 		RARE: []rareRow{}, SURE: []sureRow{}, PRGB: []prgbRow{}, Models: []string{},
-		GRADE: gradeReport{Bounds: []float64{}, Cells: []gradeCell{}}, query: query, ctx: ctx, seen: map[string]bool{}}
+		GRADE: gradeReport{Cells: []gradeCell{}}, query: query, ctx: ctx, seen: map[string]bool{}}
 	if r.Window == "" {
 		r.Window = "all"
 	}
+	r.since = "toDateTime(0)"
 	if win > 0 {
-		r.filter = fmt.Sprintf(" AND evaluated_at >= now() - %d", r.WindowSeconds)
+		r.since = fmt.Sprintf("now() - %d", r.WindowSeconds)
 	}
 	for _, step := range []func() error{r.loadRARE, r.loadSURE, r.loadGRADE, r.loadPRGB} {
 		if err := step(); err != nil {
@@ -250,27 +255,29 @@ func rcount(s string) int64 {
 	return n
 }
 
-func (r *metricReport) from(family string) string {
-	return "FROM robustream.outcomes FINAL WHERE family = '" + family + "'" + r.filter
+// rareColumns are rare_scores' columns in the report's order.
+const rareColumns = `model_id, n, questions, overall, query_robustness, document_robustness, retrieval_robustness,
+ overall_pooled, query_robustness_pooled, document_robustness_pooled, retrieval_robustness_pooled`
+
+// rareSince is rare_scores over the questions evaluated since since: the
+// view's aggregation (035) over its row view, with the window.
+func rareSince(since string) string {
+	return `SELECT model_id, sum(n), count(),
+ avg(overall), avgIf(query_robustness, query_n > 0), avgIf(document_robustness, document_n > 0),
+ avgIf(retrieval_robustness, retrieval_n > 0),
+ sum(f_sum) / sum(n), if(sum(query_n) = 0, nan, sum(query_sum) / sum(query_n)),
+ if(sum(document_n) = 0, nan, sum(document_sum) / sum(document_n)),
+ if(sum(retrieval_n) = 0, nan, sum(retrieval_sum) / sum(retrieval_n))
+FROM robustream.rare_question_scores WHERE evaluated_at >= ` + since + `
+GROUP BY model_id ORDER BY model_id`
 }
 
 func (r *metricReport) loadRARE() error {
-	// Inner: per (model, question) sums per axis; outer: the mean of the
-	// per-question means (avgIf skips questions without the axis; NaN when
-	// none has it) and the pooled means.
-	rows, err := r.rows(`SELECT model_id, sum(all_n), count(),
- avgIf(all_s / all_n, all_n > 0), avgIf(q_s / q_n, q_n > 0), avgIf(d_s / d_n, d_n > 0), avgIf(r_s / r_n, r_n > 0),
- if(sum(all_n) = 0, nan, sum(all_s) / sum(all_n)), if(sum(q_n) = 0, nan, sum(q_s) / sum(q_n)),
- if(sum(d_n) = 0, nan, sum(d_s) / sum(d_n)), if(sum(r_n) = 0, nan, sum(r_s) / sum(r_n))
-FROM (
- SELECT model_id, question_id,
-  count() AS all_n, sum(value) AS all_s,
-  countIf(axis = 'query') AS q_n, sumIf(value, axis = 'query') AS q_s,
-  countIf(axis = 'document') AS d_n, sumIf(value, axis = 'document') AS d_s,
-  countIf(axis = 'retrieval') AS r_n, sumIf(value, axis = 'retrieval') AS r_s
- `+r.from(schemas.FamilyRARE)+` AND metric = '`+pair.MetricF+`'
- GROUP BY model_id, question_id
-) GROUP BY model_id ORDER BY model_id`, 11)
+	sql := `SELECT ` + rareColumns + ` FROM robustream.rare_scores ORDER BY model_id`
+	if r.WindowSeconds > 0 {
+		sql = rareSince(r.since)
+	}
+	rows, err := r.rows(sql, 11)
 	if err != nil {
 		return err
 	}
@@ -297,10 +304,10 @@ func sureSplit(known, golden string) string {
 }
 
 func (r *metricReport) loadSURE() error {
-	// Only the C rows: SURE writes two per perturbed instance (metric c,
-	// and y_original for the views' accuracies).
-	rows, err := r.rows(`SELECT model_id, known, golden, count(), countIf(value = 0), countIf(value = -1), countIf(value = 1)
-`+r.from(schemas.FamilySURE)+` AND metric = 'c'
+	// sure_instances: one row per perturbed instance (SURE writes two
+	// outcomes per instance, metric c and y_original).
+	rows, err := r.rows(`SELECT model_id, known, golden, count(), countIf(c = 0), countIf(c = -1), countIf(c = 1)
+FROM robustream.sure_instances WHERE evaluated_at >= `+r.since+`
 GROUP BY model_id, known, golden ORDER BY model_id, known DESC, golden DESC`, 7)
 	if err != nil {
 		return err
@@ -343,41 +350,29 @@ GROUP BY model_id, known, golden ORDER BY model_id, known DESC, golden DESC`, 7)
 }
 
 func (r *metricReport) loadGRADE() error {
-	b, err := r.rows(`SELECT count(), quantilesExact(0.25, 0.5, 0.75)(q_dr) FROM (
- SELECT question_id, any(d_r) AS q_dr `+r.from(schemas.FamilyGRADE)+` GROUP BY question_id)`, 2)
-	if err != nil {
-		return err
+	// The dashboard's GRADE panel, all time or windowed: the same SQL.
+	sql := gradeQuery
+	if r.WindowSeconds > 0 {
+		sql = gradeSince(r.since)
 	}
-	if len(b) == 0 || b[0][0] == "0" {
-		return nil
-	}
-	var bounds []float64
-	if err := json.Unmarshal([]byte(b[0][1]), &bounds); err != nil || len(bounds) != 3 {
-		return fmt.Errorf("report: unexpected D_r quartile bounds %q", b[0][1])
-	}
-	r.GRADE.Bounds = bounds
-	lit := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	rows, err := r.rows(`SELECT model_id, hops,
- multiIf(d_r <= `+lit(bounds[0])+`, 1, d_r <= `+lit(bounds[1])+`, 2, d_r <= `+lit(bounds[2])+`, 3, 4) AS quartile,
- count(), 1 - avg(value)
-`+r.from(schemas.FamilyGRADE)+`
-GROUP BY model_id, hops, quartile ORDER BY model_id, hops, quartile`, 5)
+	rows, err := r.rows(sql, 8)
 	if err != nil {
 		return err
 	}
 	for _, c := range rows {
-		h, _ := strconv.Atoi(c[1])
-		q, _ := strconv.Atoi(c[2])
-		r.GRADE.Cells = append(r.GRADE.Cells, gradeCell{Model: c[0], Hops: h, Quartile: q, N: rcount(c[3]), ErrorRate: rnum(c[4])})
+		h, _ := strconv.Atoi(c[2])
+		q, _ := strconv.Atoi(c[3])
+		r.GRADE.Cells = append(r.GRADE.Cells, gradeCell{Model: c[0], SimFunc: c[1], Hops: h, Quartile: q, N: rcount(c[4]),
+			ErrorRate: rnum(c[5]), DrMin: rnum(c[6]), DrMax: rnum(c[7])})
 		r.model(c[0])
 	}
 	return nil
 }
 
 func (r *metricReport) loadPRGB() error {
-	rows, err := r.rows(`SELECT model_id, count(), avg(point), countIf(point = 1) / count(), countIf(point > 0 AND point < 1) / count(),
- countIf(point = 0) / count(), sum(n)
-FROM (SELECT model_id, question_id, avg(value) AS point, count() AS n `+r.from(schemas.FamilyPRGB)+` GROUP BY model_id, question_id)
+	rows, err := r.rows(`SELECT model_id, count(), avg(score), countIf(score = 1) / count(), countIf(score > 0 AND score < 1) / count(),
+ countIf(score = 0) / count(), sum(variants)
+FROM robustream.prgb_points WHERE evaluated_at >= `+r.since+`
 GROUP BY model_id ORDER BY model_id`, 7)
 	if err != nil {
 		return err
@@ -420,9 +415,9 @@ func shade(rate rscore) string {
 func (r *metricReport) writeText(w io.Writer) error {
 	var b strings.Builder
 	if r.WindowSeconds == 0 {
-		fmt.Fprintf(&b, "robustness report · window: all time · from robustream.outcomes\n\n")
+		fmt.Fprintf(&b, "robustness report · window: all time · from the score views\n\n")
 	} else {
-		fmt.Fprintf(&b, "robustness report · window: last %s of evaluation time · from robustream.outcomes\n\n", r.Window)
+		fmt.Fprintf(&b, "robustness report · window: last %s of evaluation time · from the score views\n\n", r.Window)
 	}
 
 	fmt.Fprintf(&b, "RARE robustness (judge f, mean of per-question means; 1 = robust)\n")
@@ -454,21 +449,26 @@ func (r *metricReport) writeText(w io.Writer) error {
 	if len(r.GRADE.Cells) == 0 {
 		fmt.Fprintf(&b, "  (no GRADE outcomes)\n")
 	} else {
-		bd := r.GRADE.Bounds
-		fmt.Fprintf(&b, "  D_r quartiles: Q1 ≤ %.3f < Q2 ≤ %.3f < Q3 ≤ %.3f < Q4\n", bd[0], bd[1], bd[2])
+		fmt.Fprintf(&b, "  D_r quartiles ranked over the window's questions (bins differ in size by one at most)\n")
 		byModel := map[string]map[[2]int]gradeCell{}
 		var models []string
 		maxHops := 0
 		for _, c := range r.GRADE.Cells {
-			if byModel[c.Model] == nil {
-				byModel[c.Model] = map[[2]int]gradeCell{}
-				models = append(models, c.Model)
+			key := c.Model + "\x00" + c.SimFunc
+			if byModel[key] == nil {
+				byModel[key] = map[[2]int]gradeCell{}
+				models = append(models, key)
 			}
-			byModel[c.Model][[2]int{c.Hops, c.Quartile}] = c
+			byModel[key][[2]int{c.Hops, c.Quartile}] = c
 			maxHops = max(maxHops, c.Hops)
 		}
 		for _, m := range models {
-			fmt.Fprintf(&b, "  %s\n    %-5s", modelLabel(m), "hops")
+			model, sim, _ := strings.Cut(m, "\x00")
+			label := modelLabel(model)
+			if sim != "" {
+				label += " · " + sim
+			}
+			fmt.Fprintf(&b, "  %s\n    %-5s", label, "hops")
 			for q := 1; q <= 4; q++ {
 				fmt.Fprintf(&b, " %-12s", fmt.Sprintf("Q%d", q))
 			}
