@@ -65,6 +65,16 @@ func OpenDiskCache(path string) (*DiskCache, error) {
 		f.Close()
 		return nil, fmt.Errorf("reply cache %s: %w", path, err)
 	}
+	// A line cut by a crash must not swallow the next reply's line.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("reply cache %s: %w", path, err)
+			}
+		}
+	}
 	return c, nil
 }
 
