@@ -209,6 +209,12 @@ func (k *Kafka) EnsureTopics(ctx context.Context, topics ...string) error {
 		}
 	}
 	if err != nil {
+		if errors.Is(err, kafka.BrokerNotAvailable) && k.cfg.SASLMechanism == "" {
+			// What a broker that requires SASL (the embedded one does)
+			// answers a client that has not authenticated.
+			return fmt.Errorf("cannot create topics: %w (does the broker require SASL? "+
+				"`robustream broker` prints the --kafka-sasl-* flags that reach it)", err)
+		}
 		return fmt.Errorf("cannot create topics: %w", err)
 	}
 	for t, terr := range resp.Errors {

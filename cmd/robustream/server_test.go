@@ -5,12 +5,15 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robustream/robustream/streams"
 )
 
 // TestServerModeMatchesEmbedded is the server-mode acceptance check: the same
@@ -44,8 +47,11 @@ func TestServerModeMatchesEmbedded(t *testing.T) {
 	corpus := writeCorpus(t)
 
 	brokerAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	broker := startBackground(t, "broker", "--data-dir", t.TempDir(), "--listen", brokerAddr)
+	brokerDir := t.TempDir()
+	broker := startBackground(t, "broker", "--data-dir", brokerDir, "--listen", brokerAddr)
 	broker.waitListening(t, brokerAddr, time.Minute)
+	// The embedded broker admits only holders of its data dir's credential.
+	kafkaArgs := testBroker{addr: brokerAddr, passFile: streams.BrokerPasswordFile(filepath.Join(brokerDir, "kafka"))}.args()
 
 	// `sql --clickhouse` must run DDL against a server, not only SELECTs.
 	robustream(t, "sql", "--clickhouse", url, "DROP DATABASE IF EXISTS robustream")
@@ -55,8 +61,8 @@ func TestServerModeMatchesEmbedded(t *testing.T) {
 	}
 
 	start := time.Now()
-	serverOut := robustream(t, "eval", "--once", "--source", "dir:"+corpus,
-		"--kafka-brokers", brokerAddr, "--clickhouse", url, "--data-dir", t.TempDir())
+	serverOut := robustream(t, append(append([]string{"eval", "--once", "--source", "dir:" + corpus}, kafkaArgs...),
+		"--clickhouse", url, "--data-dir", t.TempDir())...)
 	t.Logf("server mode (broker %s, %s): %s", brokerAddr, url, time.Since(start).Round(time.Millisecond))
 	embeddedData := t.TempDir()
 	start = time.Now()
