@@ -337,7 +337,7 @@ FROM
         countIf(axis = 'retrieval') AS retrieval_cnt,
         sumIf(value, axis = 'retrieval') AS retrieval_f
     FROM robustream.outcomes FINAL
-    WHERE family = 'rare' AND metric = 'f'
+    WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross')
     GROUP BY model_id, question_id, pattern, hops, domain, published_at
 );
 
