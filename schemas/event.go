@@ -307,6 +307,12 @@ type EvalRequest struct {
 	Retrieves bool `json:"retrieves,omitempty"`
 	// CrossSample is the variant's (Variant.CrossSample), copied by fan-out.
 	CrossSample string `json:"cross_sample,omitempty"`
+	// FamilySample says, per metric family, which share of the question's
+	// cells of that family fan-out asked, as "asked/made" ("3/10" when
+	// stages.fanout.families.<name>.max_cells_per_question capped it), the
+	// same on every request of the question, so that a family's scores can
+	// say which sample they average. Empty on records written before caps.
+	FamilySample map[string]string `json:"family_sample,omitempty"`
 }
 
 // Key implements Event.
@@ -342,6 +348,9 @@ type EvalResult struct {
 	TokensOut    uint32    `json:"tokens_out"`
 	Error        string    `json:"error,omitempty"`
 	EvaluatedAt  time.Time `json:"evaluated_at"`
+	// FamilySample is the request's (EvalRequest.FamilySample), carried so
+	// that pairing and the metrics know the sample a result belongs to.
+	FamilySample map[string]string `json:"family_sample,omitempty"`
 }
 
 // Key implements Event.

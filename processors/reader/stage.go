@@ -304,6 +304,7 @@ func resultOf(req *schemas.EvalRequest) *schemas.EvalResult {
 		Manifest:        req.Manifest,
 		Expected:        req.Expected,
 		Retrieves:       req.Retrieves,
+		FamilySample:    req.FamilySample,
 	}
 }
 
