@@ -39,11 +39,28 @@ import (
 
 // Row is one message decoded for a table by DecodeRow.
 type Row struct {
-	ev    Event  // the struct path's event, or nil
-	cells []cell // the direct path's values, one per column
-	src   []byte // the message the cells' strings are in
-	extra []byte // strings that had escapes, decoded
+	ev Event     // the struct path's event, or nil
+	st *colStore // the direct path's values: row i of st
+	i  int
 }
+
+// colStore holds the direct path's values of a batch column by column
+// (column c of row i at c*n+i), so that building a column reads its
+// cells in sequence rather than one per row's stride.
+type colStore struct {
+	n      int
+	cells  []cell
+	srcs   [][]byte // the messages the cells' strings are in
+	extras [][]byte // per row, strings that had escapes, decoded
+}
+
+// cellRef addresses the cells of one row of a colStore while decoding.
+type cellRef struct {
+	cells        []cell
+	base, stride int
+}
+
+func (r cellRef) at(c int) *cell { return &r.cells[r.base+c*r.stride] }
 
 // cell holds one column's value without a pointer, so that a batch's
 // cells are one allocation the garbage collector does not scan: a string
@@ -59,10 +76,15 @@ const inExtra = 1 << 31
 
 // str is the string value of column c of a direct row.
 func (r *Row) str(c int) string {
-	v := r.cells[c]
-	buf := r.src
+	return r.st.str(c*r.st.n+r.i, r.i)
+}
+
+// str is the string of cell k, of row i.
+func (st *colStore) str(k, i int) string {
+	v := st.cells[k]
+	buf := st.srcs[i]
 	if v.ln&inExtra != 0 {
-		buf, v.ln = r.extra, v.ln&^inExtra
+		buf, v.ln = st.extras[i], v.ln&^inExtra
 	}
 	if v.ln == 0 {
 		return ""
@@ -278,7 +300,7 @@ func shapeOf(t reflect.Type) jsonShape {
 // for an event of the table's type that is not a row (Stores). The row may
 // share b's bytes: b must not change until the row is in a record.
 func (t *Table) DecodeRow(b []byte) (r Row, stored bool, err error) {
-	return t.decodeRow(b, nil)
+	return t.decodeRow(b, nil, 0)
 }
 
 // RowResult is DecodeRow's answer for one message of DecodeRows.
@@ -315,10 +337,11 @@ func (rb *RowBatch) Release() {
 func (t *Table) DecodeRows(values [][]byte) *RowBatch {
 	out := make([]RowResult, len(values))
 	rb := &RowBatch{Results: out}
-	var slab []cell
+	var st *colStore
 	ncols := len(t.Columns)
 	if t.plan() != nil {
 		need := len(values) * ncols
+		var slab []cell
 		if p, ok := slabs.Get().(*[]cell); ok && cap(*p) >= need {
 			slab = (*p)[:need]
 			clear(slab)
@@ -326,13 +349,10 @@ func (t *Table) DecodeRows(values [][]byte) *RowBatch {
 			slab = make([]cell, need)
 		}
 		rb.slab = &slab
+		st = &colStore{n: len(values), cells: slab, srcs: values, extras: make([][]byte, len(values))}
 	}
 	one := func(i int) {
-		var cells []cell
-		if slab != nil {
-			cells = slab[i*ncols : (i+1)*ncols : (i+1)*ncols]
-		}
-		r, stored, err := t.decodeRow(values[i], cells)
+		r, stored, err := t.decodeRow(values[i], st, i)
 		out[i] = RowResult{r, stored, err}
 	}
 	workers := runtime.GOMAXPROCS(0)
@@ -366,15 +386,15 @@ func (t *Table) DecodeRows(values [][]byte) *RowBatch {
 	return rb
 }
 
-// decodeRow decodes b, the direct path's values into cells when given.
-func (t *Table) decodeRow(b []byte, cells []cell) (r Row, stored bool, err error) {
+// decodeRow decodes b, the direct path's values into row i of st when
+// given (else a store of its own).
+func (t *Table) decodeRow(b []byte, st *colStore, i int) (r Row, stored bool, err error) {
 	if p := t.plan(); p != nil && len(b) < inExtra {
-		if cells == nil {
-			cells = make([]cell, len(t.Columns))
+		if st == nil {
+			st = &colStore{n: 1, cells: make([]cell, len(t.Columns)), srcs: [][]byte{b}, extras: make([][]byte, 1)}
 		}
-		var extra []byte
-		if p.decode(b, cells, &extra) {
-			return Row{cells: cells, src: b, extra: extra}, true, nil
+		if p.decode(b, cellRef{st.cells, i, st.n}, &st.extras[i]) {
+			return Row{st: st, i: i}, true, nil
 		}
 	}
 	ev := t.NewEvent()
@@ -411,7 +431,7 @@ func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
 			n := 0
 			for _, r := range rows {
 				if r.ev == nil {
-					n += int(r.cells[i].ln &^ inExtra)
+					n += int(r.st.cells[i*r.st.n+r.i].ln &^ inExtra)
 				}
 			}
 			sb.ReserveData(n)
@@ -421,7 +441,7 @@ func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
 				c.fill(fb, r.ev)
 				continue
 			}
-			v := r.cells[i]
+			v := r.st.cells[i*r.st.n+r.i]
 			switch c.kind {
 			case kindString, kindEnum8:
 				fb.(*array.StringBuilder).Append(r.str(i))
@@ -441,7 +461,7 @@ func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
 
 // decode reads one JSON object into a cell per column; ok is false when the
 // message needs the struct path (see the top of the file).
-func (p *directPlan) decode(b []byte, cells []cell, extra *[]byte) (ok bool) {
+func (p *directPlan) decode(b []byte, cells cellRef, extra *[]byte) (ok bool) {
 	version := false
 	pos := 0 // where the next key is expected in p.order
 	i := skipWS(b, 0)
@@ -522,13 +542,17 @@ func (p *directPlan) decode(b []byte, cells []cell, extra *[]byte) (ok bool) {
 		}
 		i = skipWS(b, i+1)
 	}
-	if skipWS(b, i+1) != len(b) || !version || cells[p.id].ln == 0 {
+	if skipWS(b, i+1) != len(b) || !version || cells.at(p.id).ln == 0 {
 		return false
 	}
 	// An Enum8 value, present or not, must be one of its names.
-	row := Row{cells: cells, src: b, extra: *extra}
 	for c, names := range p.enums {
-		if !names[row.str(c)] {
+		v := *cells.at(c)
+		buf := b
+		if v.ln&inExtra != 0 {
+			buf, v.ln = *extra, v.ln&^inExtra
+		}
+		if !names[string(buf[v.off:v.off+v.ln])] {
 			return false
 		}
 	}
@@ -537,9 +561,9 @@ func (p *directPlan) decode(b []byte, cells []cell, extra *[]byte) (ok bool) {
 
 var versionText = strconv.Itoa(Version)
 
-// value reads column c's value at b[i:] into cells[c], returning the
+// value reads column c's value at b[i:] into its cell, returning the
 // offset after it, or -1 for the struct path.
-func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int {
+func (p *directPlan) value(b []byte, i, c int, cells cellRef, extra *[]byte) int {
 	switch k := p.kinds[c]; k {
 	case kindString, kindEnum8:
 		end, simple := scanString(b, i)
@@ -547,9 +571,9 @@ func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int 
 			return -1
 		}
 		if simple {
-			cells[c].off, cells[c].ln = uint32(i+1), uint32(end-i-1)
+			cells.at(c).off, cells.at(c).ln = uint32(i+1), uint32(end-i-1)
 		} else if s, ok := unquote(b[i : end+1]); ok {
-			cells[c].off, cells[c].ln = uint32(len(*extra)), uint32(len(s))|inExtra
+			cells.at(c).off, cells.at(c).ln = uint32(len(*extra)), uint32(len(s))|inExtra
 			*extra = append(*extra, s...)
 		} else {
 			return -1
@@ -558,10 +582,10 @@ func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int 
 	case kindFlag:
 		switch {
 		case bytes.HasPrefix(b[i:], litTrue):
-			cells[c].n = 1
+			cells.at(c).n = 1
 			return i + 4
 		case bytes.HasPrefix(b[i:], litFalse):
-			cells[c].n = 0
+			cells.at(c).n = 0
 			return i + 5
 		}
 		return -1
@@ -571,14 +595,14 @@ func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int 
 			return -1
 		}
 		if secs, ok := utcSeconds(b[i+1 : end]); ok {
-			cells[c].n = uint64(secs)
+			cells.at(c).n = uint64(secs)
 			return end + 1
 		}
 		var tm time.Time
 		if err := tm.UnmarshalJSON(b[i : end+1]); err != nil {
 			return -1
 		}
-		cells[c].n = uint64(DateTimeSeconds(tm))
+		cells.at(c).n = uint64(DateTimeSeconds(tm))
 		return end + 1
 	case kindFloat64, kindUint8, kindUint32:
 		end := skipNumber(b, i)
@@ -591,7 +615,7 @@ func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int 
 			if err != nil {
 				return -1
 			}
-			cells[c].n = math.Float64bits(f)
+			cells.at(c).n = math.Float64bits(f)
 			return end
 		}
 		bits := 8
@@ -602,7 +626,7 @@ func (p *directPlan) value(b []byte, i, c int, cells []cell, extra *[]byte) int 
 		if err != nil {
 			return -1
 		}
-		cells[c].n = u
+		cells.at(c).n = u
 		return end
 	}
 	return -1

@@ -167,7 +167,7 @@ func TestDecodeRowMatchesStructPath(t *testing.T) {
 		}
 		if tb.Direct() {
 			var extra []byte
-			if ok := tb.plan().decode(b, make([]cell, len(tb.Columns)), &extra); !ok {
+			if ok := tb.plan().decode(b, cellRef{make([]cell, len(tb.Columns)), 0, 1}, &extra); !ok {
 				t.Errorf("%s: a full event of the table did not take the direct path", tb.Name)
 			}
 		}
