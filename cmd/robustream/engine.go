@@ -57,6 +57,8 @@ type engine struct {
 	// cleanup runs last in close (a benchmark's temporary data dir).
 	cleanup        []func()
 	skippedExposed bool
+	// callsExposed guards fan-out's calls collector (cost.go).
+	callsExposed bool
 	// rejectedExposed guards the question stage's rejection counters.
 	rejectedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.

@@ -260,5 +260,6 @@ GROUP BY model_id ORDER BY model_id`, "TabSeparated")
 		fmt.Fprintf(w, "%d (model, question) set(s) unscorable (%s): the closed-book request failed, so whether the model knows the answer is undefined, and metric family %s emitted no outcome for them rather than score them as unknown:\n%s\n",
 			total, pair.ReasonClosedBookFailed, strings.Join(families, ", "), lines.String())
 	}
+	writeCost(e.fanout, e.cfg.Stages.Fanout.Families, w)
 	return writeReport(ctx, e.ch.Query, w)
 }

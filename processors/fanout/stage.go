@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -38,12 +40,21 @@ type Config struct {
 	// original and the query-axis variants only, and no closed-book
 	// request (they cannot answer without their retrieval).
 	Retrieving []string `yaml:"-"`
+	// Families caps, per metric family, the cells asked per question
+	// (stages.fanout.families.<name>), so that a family's cost stays
+	// bounded whatever kinds it gains.
+	Families map[string]FamilyConfig `yaml:"families"`
+	// AxisFamilies maps a variant axis to the metric families that score
+	// it (the pairing registry, wired in cmd): it says which family a
+	// request's cell belongs to, for the caps and the call counts.
+	AxisFamilies map[string][]string `yaml:"-"`
 }
 
 // Stage is the "fanout" stage: rs.variants → rs.eval.requests, keyed by
 // question id. Its models can be replaced while it runs (SetModels).
 type Stage struct {
-	cur atomic.Pointer[lineup]
+	cur    atomic.Pointer[lineup]
+	counts counters
 }
 
 // lineup is the models a stage fans out to.
@@ -52,6 +63,9 @@ type lineup struct {
 	models     []string
 	decoding   map[string]string
 	retrieving map[string]bool
+	// caps and axisFamilies are Config.Families and Config.AxisFamilies.
+	caps         map[string]int
+	axisFamilies map[string][]string
 }
 
 // NewStage validates cfg and returns the stage.
@@ -91,7 +105,25 @@ func (s *Stage) SetModels(cfg Config) error {
 	default:
 		errs = append(errs, fmt.Errorf("fanout: prompt: unknown style %q (rare or sure)", cfg.Prompt))
 	}
-	l := &lineup{style: cfg.Prompt, models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{}}
+	l := &lineup{style: cfg.Prompt, models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{},
+		caps: map[string]int{}, axisFamilies: map[string][]string{}}
+	known := map[string]bool{}
+	for axis, fs := range cfg.AxisFamilies {
+		l.axisFamilies[axis] = slices.Sorted(slices.Values(fs))
+		for _, f := range fs {
+			known[f] = true
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(cfg.Families)) {
+		c := cfg.Families[f]
+		switch {
+		case !known[f]:
+			errs = append(errs, fmt.Errorf("fanout: families.%s: not a registered metric family (registered: %s)", f, strings.Join(slices.Sorted(maps.Keys(known)), ", ")))
+		case c.MaxCellsPerQuestion < 0:
+			errs = append(errs, fmt.Errorf("fanout: families.%s.max_cells_per_question: must be >= 0, got %d", f, c.MaxCellsPerQuestion))
+		}
+		l.caps[f] = c.MaxCellsPerQuestion
+	}
 	for _, m := range cfg.Retrieving {
 		if !seen[m] {
 			errs = append(errs, fmt.Errorf("fanout: retrieving: %s is not a configured model", m))
@@ -128,8 +160,9 @@ func ClosedBookVariantID(questionID string) string {
 
 // Process implements streams.Processor: one request per configured model for
 // the variant and, for the original variant, one closed-book request per
-// model. Every request carries the variant's manifest; Expected is SetSize
-// + 1 (the closed-book one). A payload that is not a valid variant is a
+// model. Every request carries the variant's manifest, less the slots a
+// family's cap left out (cap.go: a capped-out variant yields no request);
+// Expected is its length + 1 (the closed-book one). A payload that is not a valid variant is a
 // permanent error, and so is a variant whose slot its manifest does not
 // declare: pairing could close its sets without it.
 func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
@@ -140,7 +173,20 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	if err := check(&v); err != nil {
 		return nil, streams.Permanent(err)
 	}
-	reqs := s.Requests(&v)
+	l := s.cur.Load()
+	p := l.planOf(&v)
+	if p.dropped[v.Slot()] {
+		// Capped out: not asked of any model, and left out of the
+		// manifest every request of the question carries.
+		s.counts.capOut(l.familiesOf(v.Axis))
+		return nil, nil
+	}
+	reqs := l.requests(&v, p)
+	originals := int64(0)
+	if v.Axis == schemas.AxisOriginal {
+		originals = 1
+	}
+	s.counts.count(originals, reqs, l.label)
 	recs := make([]streams.Record, 0, len(reqs))
 	for _, r := range reqs {
 		b, err := schemas.Encode(r)
@@ -172,22 +218,31 @@ func check(v *schemas.Variant) error {
 // two variants with identical prompts share a request id but need a result
 // each — and the variant's event id as lineage.
 func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
+	l := s.cur.Load()
+	p := l.planOf(v)
+	if p.dropped[v.Slot()] {
+		return nil
+	}
+	return l.requests(v, p)
+}
+
+// requests builds the requests of v under its question's plan.
+func (l *lineup) requests(v *schemas.Variant, p plan) []*schemas.EvalRequest {
 	lineage := v.ID
 	if lineage == "" {
 		lineage = v.VariantID
 	}
-	l := s.cur.Load()
 	var out []*schemas.EvalRequest
 	for _, model := range l.models {
 		if l.retrieving[model] {
-			if r := l.retrievalRequest(model, v); r != nil {
+			if r := l.retrievalRequest(model, v, p); r != nil {
 				out = append(out, r)
 			}
 			continue
 		}
-		out = append(out, l.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false))
+		out = append(out, l.request(model, v, p, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false))
 		if v.Axis == schemas.AxisOriginal {
-			out = append(out, l.request(model, v, ClosedBookVariantID(v.QuestionID), schemas.AxisClosedBook, KindClosedBook, nil, false, true))
+			out = append(out, l.request(model, v, p, ClosedBookVariantID(v.QuestionID), schemas.AxisClosedBook, KindClosedBook, nil, false, true))
 		}
 	}
 	for _, r := range out {
@@ -202,17 +257,17 @@ func (s *Stage) Requests(v *schemas.Variant) []*schemas.EvalRequest {
 // Its prompt is the question, which is what is sent; its contexts are the
 // ground truth its retrieval is judged against. Its manifest keeps the
 // slots that apply, and pairing expects no closed-book result.
-func (l *lineup) retrievalRequest(model string, v *schemas.Variant) *schemas.EvalRequest {
+func (l *lineup) retrievalRequest(model string, v *schemas.Variant, p plan) *schemas.EvalRequest {
 	if v.Axis != schemas.AxisOriginal && v.Axis != schemas.AxisQuery {
 		return nil
 	}
-	r := l.request(model, v, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false)
+	r := l.request(model, v, p, v.VariantID, v.Axis, v.Kind, v.Contexts, v.AnswerAvailable, false)
 	if v.NotMadeReason == "" {
 		r.Prompt = strings.TrimSpace(v.Query)
 		r.RequestID = RequestID(model, r.Prompt, l.decoding[model])
 	}
 	var slots []string
-	for _, slot := range v.Manifest {
+	for _, slot := range p.manifest {
 		if strings.HasPrefix(slot, schemas.AxisOriginal+"/") || strings.HasPrefix(slot, schemas.AxisQuery+"/") {
 			slots = append(slots, slot)
 		}
@@ -221,8 +276,8 @@ func (l *lineup) retrievalRequest(model string, v *schemas.Variant) *schemas.Eva
 	return r
 }
 
-func (l *lineup) request(model string, v *schemas.Variant, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
-	prompt := PromptIn(l.style, v.Query, contexts)
+func (l *lineup) request(model string, v *schemas.Variant, p plan, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
+	prompt := PromptIn(StyleFor(l.style, axis), v.Query, contexts)
 	id := RequestID(model, prompt, l.decoding[model])
 	if v.NotMadeReason != "" {
 		// Nothing to ask: the request only carries the marker to the infer
@@ -242,9 +297,20 @@ func (l *lineup) request(model string, v *schemas.Variant, variantID, axis, kind
 		Axis:            axis,
 		Kind:            kind,
 		AnswerAvailable: available,
-		Manifest:        v.Manifest,
-		Expected:        v.SetSize + 1,
+		Manifest:        p.manifest,
+		Expected:        expected(v, p),
 		NotMadeReason:   v.NotMadeReason,
 		CrossSample:     v.CrossSample,
+		FamilySample:    p.sample,
 	}
+}
+
+// expected is Expected of v's requests: the slots asked plus the
+// closed-book request. SetSize counts the manifest's slots, so a capped
+// plan takes off the slots it dropped.
+func expected(v *schemas.Variant, p plan) int {
+	if len(p.dropped) > 0 {
+		return len(p.manifest) + 1
+	}
+	return v.SetSize + 1
 }
