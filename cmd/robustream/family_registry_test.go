@@ -20,14 +20,19 @@ func TestKindFamiliesAgree(t *testing.T) {
 	same := func(_ *perturb.Perturber, in *perturb.Input) (perturb.Made, error) {
 		return perturb.Made{Query: in.Question.Question, Contexts: in.Question.GTChunks, AnswerAvailable: true}, nil
 	}
-	formatJSON := perturb.Kind{Axis: schemas.AxisSpurious, Name: "format_json", Make: same}
-	// No registered family scores spurious yet: declaring none is right.
+	formatJSON := perturb.Kind{Axis: schemas.AxisSpurious, Name: "format_toml", Make: same, Families: []string{schemas.FamilySURE}}
+	// SURE scores the spurious axis: a new spurious kind declaring it passes.
 	if err := checkKindFamilies(append(perturbKinds, formatJSON), metricFamilies); err != nil {
-		t.Errorf("spurious kind with no family: %v", err)
+		t.Errorf("spurious kind declaring SURE: %v", err)
+	}
+	formatJSON.Families = nil
+	err := checkKindFamilies(append(perturbKinds, formatJSON), metricFamilies)
+	if err == nil || !strings.Contains(err.Error(), "spurious/format_toml declares families [], but the families scoring axis spurious are [sure]") {
+		t.Errorf("spurious kind declaring no family: err = %v", err)
 	}
 	formatJSON.Families = []string{schemas.FamilyRARE}
-	err := checkKindFamilies(append(perturbKinds, formatJSON), metricFamilies)
-	if err == nil || !strings.Contains(err.Error(), "spurious/format_json declares families [rare]") {
+	err = checkKindFamilies(append(perturbKinds, formatJSON), metricFamilies)
+	if err == nil || !strings.Contains(err.Error(), "spurious/format_toml declares families [rare]") {
 		t.Errorf("spurious kind claiming RARE: err = %v", err)
 	}
 	forgetful := perturb.Kind{Axis: schemas.AxisQuery, Name: "shout", Make: same}
@@ -36,7 +41,7 @@ func TestKindFamiliesAgree(t *testing.T) {
 		t.Errorf("query kind declaring no family: err = %v", err)
 	}
 	// And the start-up check runs it.
-	if err := checkTopology(registry(), append(perturbKinds, formatJSON)); err == nil || !strings.Contains(err.Error(), "format_json") {
+	if err := checkTopology(registry(), append(perturbKinds, formatJSON)); err == nil || !strings.Contains(err.Error(), "format_toml") {
 		t.Errorf("checkTopology: err = %v, want the kind named", err)
 	}
 }

@@ -70,8 +70,10 @@ func questionStage() stageSpec {
 }
 
 // perturbKinds is the perturbation-kind registry, in emission order:
-// adding a kind is a perturb.Kind value and one line here.
-var perturbKinds = []perturb.Kind{
+// adding a kind is a perturb.Kind value and one line here. SURE's
+// spurious kinds (perturb.SpuriousKinds: ten kinds on golden and noise
+// contexts, and the two clean cells) come last.
+var perturbKinds = slices.Concat([]perturb.Kind{
 	perturb.Char,
 	perturb.QWERTY,
 	perturb.Synonym,
@@ -79,12 +81,13 @@ var perturbKinds = []perturb.Kind{
 	perturb.LLMIrrelevant,
 	perturb.AnswerRemoved,
 	perturb.BackTranslation,
-}
+}, perturb.SpuriousKinds())
 
 // metricFamilies is the metric-family registry of pairing: adding a family
 // is a pair.Family value and one line here.
 var metricFamilies = []pair.Family{
 	pair.RARE,
+	pair.SURE,
 }
 
 // checkKindFamilies checks that each perturbation kind and the metric

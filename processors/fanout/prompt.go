@@ -3,6 +3,8 @@ package fanout
 import (
 	"fmt"
 	"strings"
+
+	"github.com/robustream/robustream/schemas"
 )
 
 // The prompts ask for a short span, because the judge matches spans, and
@@ -61,4 +63,17 @@ func PromptIn(style, query string, contexts []string) string {
 	}
 	fmt.Fprintf(&b, "\nQuestion: %s\nAnswer:", strings.TrimSpace(query))
 	return b.String()
+}
+
+// StyleFor is the prompt style of a request on axis: SURE's spurious
+// features are always asked in SURE's style (at most five words, or NO-RES;
+// SURE Appendix D), whatever the configured style, because their original
+// instances (the clean kinds, on the same axis) are too: Y(original) and
+// Y(perturbed) must come from the same instruction. Every other axis,
+// closed-book requests included, keeps the configured style.
+func StyleFor(style, axis string) string {
+	if axis == schemas.AxisSpurious {
+		return StyleSURE
+	}
+	return style
 }

@@ -277,7 +277,7 @@ func (l *lineup) retrievalRequest(model string, v *schemas.Variant, p plan) *sch
 }
 
 func (l *lineup) request(model string, v *schemas.Variant, p plan, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
-	prompt := PromptIn(l.style, v.Query, contexts)
+	prompt := PromptIn(StyleFor(l.style, axis), v.Query, contexts)
 	id := RequestID(model, prompt, l.decoding[model])
 	if v.NotMadeReason != "" {
 		// Nothing to ask: the request only carries the marker to the infer
