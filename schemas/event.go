@@ -205,6 +205,9 @@ type Question struct {
 	// changed or became ambiguous); the record's produced_at is when. A
 	// retired question stays in history and is evaluated no more.
 	Retired string `json:"retired,omitempty"`
+	// PRGB is the graph's material for PRGB's placeholder variants
+	// (prgb.go); nil for questions not built from the graph.
+	PRGB *PRGBFacts `json:"prgb,omitempty"`
 }
 
 // Key implements Event.

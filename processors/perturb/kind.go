@@ -49,6 +49,9 @@ type Made struct {
 	Contexts []string
 	// AnswerAvailable says whether Contexts still hold the answer.
 	AnswerAvailable bool
+	// Expected, when set, replaces the question's answer and aliases as
+	// the variant's expected answer (PRGB's placeholders swap the value).
+	Expected string
 }
 
 // Input is what every kind perturbs: one question, with the analysis the

@@ -69,6 +69,8 @@ func NewRand(questionID, kind string) *rand.Rand {
 type Perturber struct {
 	// WordNet is the synonym dictionary of the wordnet kind.
 	WordNet *WordNet
+	// notes counts PRGB's noise shortfalls (placeholder.go).
+	notes *prgbNotes
 }
 
 // WordsToChange is the number of words a query perturbation changes:
