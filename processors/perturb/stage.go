@@ -86,7 +86,7 @@ func NewStage(cfg Config) (*Stage, error) {
 	}
 	s := &Stage{
 		pivot:     cfg.Pivot,
-		perturber: Perturber{WordNet: cfg.WordNet},
+		perturber: Perturber{WordNet: cfg.WordNet, notes: &prgbNotes{}},
 		kinds:     cfg.Kinds,
 		maxCross:  cfg.MaxCrossCells,
 		log:       cfg.Logger,
@@ -158,6 +158,12 @@ func (s *Stage) SkipReasons() map[string]map[string]int64 {
 	for kind, rs := range s.reasons {
 		out[kind] = maps.Clone(rs)
 	}
+	for kind, rs := range s.perturber.notes.snapshot() { // PRGB noise shortfalls
+		if out[kind] == nil {
+			out[kind] = map[string]int64{}
+		}
+		maps.Copy(out[kind], rs)
+	}
 	return out
 }
 
@@ -177,6 +183,8 @@ func skipReason(err error) string {
 		return ErrUnavailable.Error() + ": the WordNet dictionary is missing"
 	case errors.Is(err, ErrUnavailable):
 		return ErrUnavailable.Error()
+	case prgbSkipReason(err) != "":
+		return prgbSkipReason(err)
 	}
 	return "other"
 }
@@ -279,6 +287,9 @@ func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bo
 			continue
 		}
 		v := newVariant(q, k.Axis, k.Name, made.Query, made.Contexts, made.AnswerAvailable)
+		if made.Expected != "" {
+			v.ExpectedAnswer, v.Aliases = made.Expected, nil
+		}
 		vs = append(vs, v)
 		switch k.Axis {
 		case schemas.AxisQuery:

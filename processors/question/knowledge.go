@@ -541,6 +541,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 		}
 		q.ProducedAt = time.Time{}
 		q.Meta = schemas.Meta{}
+		q.PRGB = k.g.prgbFacts(in)
 		k.difficulty(q)
 		q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
 		schemas.Stamp(q, q.QuestionID, e.TripletID)
@@ -617,6 +618,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	if q.Question == "" {
 		return nil, RejectNoTemplate // the writer gave nothing usable either
 	}
+	q.PRGB = k.g.prgbFacts(in)
 	k.difficulty(q)
 	q.QuestionID = schemas.ID(in.ID(), q.Question, answer)
 	schemas.Stamp(q, q.QuestionID, triplets...)

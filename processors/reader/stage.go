@@ -202,10 +202,14 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
 	}
 	v := Judge(a.Text, req.Accepted, s.method)
+	expr := placeholderExpr(&req)
+	if expr != nil {
+		v.Correct = expr.Match(a.Text, judgeKeyword(s.method))
+	}
 	res := resultOf(&req)
 	res.Answer = a.Text
 	res.Refused, res.Correct, res.JudgeMethod = v.Refused, v.Correct, v.Method
-	if s.embedder != nil && !v.Correct && !v.Refused && a.Text != "" {
+	if s.embedder != nil && expr == nil && !v.Correct && !v.Refused && a.Text != "" {
 		sim, ok, err := embeddingJudge(ctx, s.embedder, s.threshold, a.Text, req.Accepted)
 		if err != nil {
 			return nil, err // retried; the answer itself is cached
@@ -215,7 +219,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 			res.Correct, res.JudgeMethod = true, MethodEmbedding
 		}
 	}
-	if s.llm != nil && !res.Correct && !res.Refused && a.Text != "" {
+	if s.llm != nil && expr == nil && !res.Correct && !res.Refused && a.Text != "" {
 		ok, err := llmJudge(ctx, s.llm, req.Query, a.Text, req.Accepted)
 		if err != nil {
 			return nil, err // retried; the answer itself is cached
