@@ -327,15 +327,19 @@ func formatHTML(d sureDoc, meta string) string {
 		b.WriteString("  " + meta + "\n")
 	}
 	if d.Title != "" {
-		b.WriteString("  <title>" + html.EscapeString(d.Title) + "</title>\n")
+		b.WriteString("  <title>" + escapeText.Replace(d.Title) + "</title>\n")
 	}
 	b.WriteString("</head>\n<body>\n")
 	for _, p := range paragraphs(d.Body) {
-		b.WriteString("<p>" + html.EscapeString(p) + "</p>\n")
+		b.WriteString("<p>" + escapeText.Replace(p) + "</p>\n")
 	}
 	b.WriteString("</body>\n</html>")
 	return b.String()
 }
+
+// escapeText escapes what HTML text must: quotes need no escaping outside
+// attributes, and leaving them keeps "Acme's" as the reader sees it.
+var escapeText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 func metaLine(name, content string) string {
 	return "<meta name=\"" + name + "\" content=\"" + html.EscapeString(content) + "\">"
