@@ -72,7 +72,8 @@ func questionStage() stageSpec {
 // perturbKinds is the perturbation-kind registry, in emission order:
 // adding a kind is a perturb.Kind value and one line here. SURE's
 // spurious kinds (perturb.SpuriousKinds: ten kinds on golden and noise
-// contexts, and the two clean cells) come last.
+// contexts, and the two clean cells) come next, then PRGB's placeholder
+// variants (each with its noise documents).
 var perturbKinds = slices.Concat([]perturb.Kind{
 	perturb.Char,
 	perturb.QWERTY,
@@ -81,13 +82,14 @@ var perturbKinds = slices.Concat([]perturb.Kind{
 	perturb.LLMIrrelevant,
 	perturb.AnswerRemoved,
 	perturb.BackTranslation,
-}, perturb.SpuriousKinds())
+}, perturb.SpuriousKinds(), perturb.PlaceholderKinds(perturb.DefaultPlaceholders))
 
 // metricFamilies is the metric-family registry of pairing: adding a family
 // is a pair.Family value and one line here.
 var metricFamilies = []pair.Family{
 	pair.RARE,
 	pair.SURE,
+	pair.PRGB,
 }
 
 // checkKindFamilies checks that each perturbation kind and the metric

@@ -293,7 +293,7 @@ func placeholderValues(q *schemas.Question, answers *text.Answers, k int) []stri
 		seed := schemas.ID(q.QuestionID, "candidates")
 		slices.SortFunc(cands, func(a, b string) int { return strings.Compare(schemas.ID(seed, a), schemas.ID(seed, b)) })
 		for _, c := range cands {
-			if len(out) < k && ok(c) {
+			if len(out) < k && shapeOf(c) == shapeOf(answer) && ok(c) {
 				out = append(out, c)
 			}
 		}
@@ -433,4 +433,26 @@ func prgbSkipReason(err error) string {
 		}
 	}
 	return ""
+}
+
+// shapeOf is the coarse class of a value, which a substitute must share:
+// a relation's values in the graph mix kinds ("appointed Mateo Haddad",
+// "hired 314 technicians"), and a person's name swapped for a head count
+// would make the golden context incoherent. "figure" when it holds a
+// digit, "name" when every word is capitalized (short function words
+// aside), else "phrase".
+func shapeOf(v string) string {
+	if hasDigitRe.MatchString(v) {
+		return "figure"
+	}
+	for _, w := range strings.Fields(v) {
+		switch strings.ToLower(w) {
+		case "of", "the", "and", "for", "de", "van", "von", "&":
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return "phrase"
+		}
+	}
+	return "name"
 }
