@@ -59,6 +59,9 @@ func cmdReportMetrics(ctx context.Context, args []string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if models, errs := readModels(cfg.Models); len(errs) == 0 {
+		rep.setGenerator(models.generator != nil)
+	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -96,16 +99,17 @@ func parseWindow(s string) (time.Duration, error) {
 // metricReport is the whole report; its JSON form is the --format json
 // output. Scores are null where there is nothing to score.
 type metricReport struct {
-	Window        string      `json:"window"`
-	WindowSeconds int64       `json:"window_seconds"` // 0: all time
-	Source        string      `json:"source"`
-	RARE          []rareRow   `json:"rare"`
-	SURE          []sureRow   `json:"sure"`
-	GRADE         gradeReport `json:"grade"`
-	PRGB          []prgbRow   `json:"prgb"`
-	Models        []string    `json:"models"`
-	since         string      // the window's start, an SQL expression (the epoch for all time)
-	query         queryFunc   // how to reach ClickHouse
+	Window        string        `json:"window"`
+	WindowSeconds int64         `json:"window_seconds"` // 0: all time
+	Source        string        `json:"source"`
+	RARE          []rareRow     `json:"rare"`
+	SURE          []sureRow     `json:"sure"`
+	GRADE         gradeReport   `json:"grade"`
+	PRGB          []prgbRow     `json:"prgb"`
+	Coverage      []coverageRow `json:"coverage"`
+	Models        []string      `json:"models"`
+	since         string        // the window's start, an SQL expression (the epoch for all time)
+	query         queryFunc     // how to reach ClickHouse
 	ctx           context.Context
 	seen          map[string]bool
 }
@@ -202,7 +206,7 @@ func buildReport(ctx context.Context, query queryFunc, window string, win time.D
 	if win > 0 {
 		r.since = fmt.Sprintf("now() - %d", r.WindowSeconds)
 	}
-	for _, step := range []func() error{r.loadRARE, r.loadSURE, r.loadGRADE, r.loadPRGB} {
+	for _, step := range []func() error{r.loadRARE, r.loadSURE, r.loadGRADE, r.loadPRGB, r.loadCoverage} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -502,6 +506,7 @@ func (r *metricReport) writeText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-34s %8d %7s %11s %8s %9s\n", modelLabel(x.Model), x.Points, x.Score.text(), x.AllCorrect.text(), x.Partial.text(), x.AllWrong.text())
 		}
 	}
+	r.writeCoverage(&b)
 	// Cells are padded to a width; a line ends at its last character.
 	lines := strings.Split(b.String(), "\n")
 	for i, l := range lines {
