@@ -474,19 +474,29 @@ func benchSink(ctx context.Context, e *engine, cfg *Config, results []streams.Me
 			m.Topic, m.Partition, m.Offset = streams.TopicEvalResults, r, int64(i)
 			batch[i] = m
 		}
+		// Both write in the batches the engine's sinks are given.
 		raw := func() error {
 			start := time.Now()
-			rec := table.RecordWith(clickhouse.Allocator(), events)
-			err := ch.InsertArrow(ctx, "eval_results", rec, "raw-"+strconv.Itoa(r))
-			rec.Release()
-			rawTime += time.Since(start)
-			return err
+			defer func() { rawTime += time.Since(start) }()
+			for lo := 0; lo < len(events); lo += sinkBatchSize {
+				rec := table.RecordWith(clickhouse.Allocator(), events[lo:min(lo+sinkBatchSize, len(events))])
+				err := ch.InsertArrow(ctx, "eval_results", rec, "raw-"+strconv.Itoa(r)+"-"+strconv.Itoa(lo))
+				rec.Release()
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		write := func() error {
 			start := time.Now()
-			err := sink.Write(ctx, batch)
-			sinkTime += time.Since(start)
-			return err
+			defer func() { sinkTime += time.Since(start) }()
+			for lo := 0; lo < len(batch); lo += sinkBatchSize {
+				if err := sink.Write(ctx, batch[lo:min(lo+sinkBatchSize, len(batch))]); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		first, second := raw, write
 		if r%2 == 1 {

@@ -124,6 +124,10 @@ func checkKindFamilies(kinds []perturb.Kind, families []pair.Family) error {
 // documents by the sources (run --source, eval --source, or another process
 // in cluster mode), and alerts, which no stage of this build writes yet (the
 // drift stage will); its sink stores what an external job produces.
+// sinkBatchSize is the most messages a ClickHouse sink writes at once
+// (with a 50 ms linger); `bench` writes in batches of this size too.
+const sinkBatchSize = 5000
+
 var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
 
 // variantProducers is the registry of the stages that fill the slots of
@@ -179,7 +183,7 @@ func sinkStage(topic, table string) stageSpec {
 		if err != nil {
 			return streams.Stage{}, fmt.Errorf("stage %s: %w", name, err)
 		}
-		return streams.Stage{Name: name, Inputs: []string{topic}, Sink: s, BatchSize: 5000, Linger: 50e6}, nil
+		return streams.Stage{Name: name, Inputs: []string{topic}, Sink: s, BatchSize: sinkBatchSize, Linger: 50e6}, nil
 	}}
 }
 
