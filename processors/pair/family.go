@@ -44,7 +44,7 @@ func (f Family) Scores(axis string) bool { return slices.Contains(f.Axes, axis) 
 // two names agree. Spelled here because pair does not import perturb.
 const AxisCross = "cross"
 
-// RAREAxes are the axes RARE scores (ARCHITECTURE §7; RARE §3.1–3.3): the
+// RAREAxes are the axes RARE scores (RARE §3.1–3.3; docs/methods.md, RARE's judge f and pairing): the
 // original variant and the cross cells for overall robustness (eq. 1),
 // the query and document perturbations (eqs. 2, 3) and each retriever's
 // top-k (eq. 4). Never SURE's spurious features nor PRGB's placeholders

@@ -17,7 +17,7 @@ const (
 )
 
 // TaskClass maps a question's pattern to PRGB's task class
-// (ARCHITECTURE §7):
+// (docs/methods.md, PRGB):
 //   - single → filtering: one golden fact to pick out of graded noise, PRGB's
 //     Multi-level Filtering (one golden triplet γ_g of a child entity, with
 //     weak/moderate/hard distractors);

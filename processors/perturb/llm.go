@@ -37,8 +37,8 @@ const DefaultPivot = "German"
 // names shows as such.
 var (
 	// ErrEntityLost: a query rewrite drops a name or number of the
-	// question: it no longer asks the same thing (METHODS.md: both kinds
-	// must keep every entity the question needs).
+	// question: it no longer asks the same thing. Both kinds must keep
+	// every entity the question needs (docs/methods.md, Query perturbations (RARE §3.1)).
 	ErrEntityLost = errors.New("the rewrite drops a name or number the question needs")
 	// ErrUnchanged: the rewrite is the text it was given.
 	ErrUnchanged = errors.New("the rewrite left the text unchanged")

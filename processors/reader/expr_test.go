@@ -7,7 +7,7 @@ import (
 	"github.com/robustream/robustream/processors/text"
 )
 
-// The example of the issue and METHODS.md: PRGB's reference scores "b"
+// The example of issue 15 and docs/methods.md, PRGB: PRGB's reference scores "b"
 // correct for (a | b) & (c | d) because the spaces become empty keywords;
 // a real parser scores it 0, and "b and d" 1.
 func TestExprScoresHandComputedCases(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 //
 // PRGB's reference implementation splits on the operators and keeps the
 // spaces around them as empty keywords that match anything, so "(a | b) &
-// (c | d)" counts "b" as correct (METHODS.md, Placeholders and noise). Here
+// (c | d)" counts "b" as correct (docs/methods.md, PRGB). Here
 // an empty keyword is a syntax error, and the caller matches each keyword
 // with the judge's own matcher, so a keyword is found in an answer exactly
 // when it would be accepted as the answer.
