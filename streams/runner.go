@@ -249,40 +249,76 @@ func (r *Runner) consume(ctx, gctx context.Context, gen *kafka.Generation, st *S
 		return offset, err
 	}
 	defer rd.Close()
-	batch := make([]Message, 0, st.BatchSize)
+	// Fetching stops when the generation ends or shutdown begins; a batch
+	// already fetched is still handled under ctx's grace.
+	fctx, stopFetch := context.WithCancel(gctx)
+	defer stopFetch()
+	defer context.AfterFunc(ctx, stopFetch)()
+	if ps, ok := st.Sink.(PreparingSink); ok {
+		err := overlapped(fctx, ps,
+			func(fctx context.Context) []Message { return fetchBatch(fctx, rd, st, nil) },
+			func(batch []Message, p Prepared) error {
+				return r.handleAndCommit(ctx, gen, st, topic, partition, batch, p, &offset)
+			})
+		return offset, err
+	}
+	buf := make([]Message, 0, st.BatchSize)
 	for {
-		batch = batch[:0]
-		m, err := rd.FetchMessage(gctx)
-		if err != nil {
+		batch := fetchBatch(fctx, rd, st, buf)
+		if batch == nil {
 			return offset, nil // generation over or shutdown
 		}
-		batch = append(batch, fromKafka(m))
-		lctx, cancel := context.WithTimeout(gctx, st.Linger)
-		for len(batch) < st.BatchSize {
-			m, err := rd.FetchMessage(lctx)
-			if err != nil {
-				break
-			}
-			batch = append(batch, fromKafka(m))
-		}
-		cancel()
-		start := time.Now()
-		bctx, cancel := graceful(ctx, ShutdownGrace)
-		err = r.handle(bctx, st, partition, batch)
-		cancel()
-		if err != nil {
+		if err := r.handleAndCommit(ctx, gen, st, topic, partition, batch, nil, &offset); err != nil {
 			return offset, err
 		}
-		last := batch[len(batch)-1]
-		if err := gen.CommitOffsets(map[string]map[int]int64{topic: {partition: last.Offset + 1}}); err != nil {
-			// The generation may have ended under us: the next owner redoes
-			// the batch, and its effects are idempotent.
-			return offset, fmt.Errorf("cannot commit %s/%d@%d: %w", topic, partition, last.Offset+1, err)
-		}
-		offset = last.Offset + 1
-		r.metrics.add(mIn, st.Name, len(batch))
-		r.metrics.observe(st.Name, time.Since(start).Seconds())
 	}
+}
+
+// fetchBatch waits for a message, then takes what else arrives within the
+// stage's linger, up to its batch size, appending to buf[:0]. It returns
+// nil when no message came before ctx ended (or the reader failed).
+func fetchBatch(ctx context.Context, rd *kafka.Reader, st *Stage, buf []Message) []Message {
+	m, err := rd.FetchMessage(ctx)
+	if err != nil {
+		return nil
+	}
+	if buf == nil {
+		buf = make([]Message, 0, st.BatchSize)
+	}
+	batch := append(buf[:0], fromKafka(m))
+	lctx, cancel := context.WithTimeout(ctx, st.Linger)
+	defer cancel()
+	for len(batch) < st.BatchSize {
+		m, err := rd.FetchMessage(lctx)
+		if err != nil {
+			break
+		}
+		batch = append(batch, fromKafka(m))
+	}
+	return batch
+}
+
+// handleAndCommit handles a batch (p is its Prepared for a PreparingSink,
+// else nil) under ctx's shutdown grace, then commits its offsets and moves
+// *offset past it.
+func (r *Runner) handleAndCommit(ctx context.Context, gen *kafka.Generation, st *Stage, topic string, partition int, batch []Message, p Prepared, offset *int64) error {
+	start := time.Now()
+	bctx, cancel := graceful(ctx, ShutdownGrace)
+	err := r.handle(bctx, st, partition, batch, p)
+	cancel()
+	if err != nil {
+		return err
+	}
+	last := batch[len(batch)-1]
+	if err := gen.CommitOffsets(map[string]map[int]int64{topic: {partition: last.Offset + 1}}); err != nil {
+		// The generation may have ended under us: the next owner redoes
+		// the batch, and its effects are idempotent.
+		return fmt.Errorf("cannot commit %s/%d@%d: %w", topic, partition, last.Offset+1, err)
+	}
+	*offset = last.Offset + 1
+	r.metrics.add(mIn, st.Name, len(batch))
+	r.metrics.observe(st.Name, time.Since(start).Seconds())
+	return nil
 }
 
 // partitionReader reads one partition from offset. Its buffers are
@@ -303,11 +339,12 @@ func (r *Runner) partitionReader(topic string, partition int, offset int64, queu
 }
 
 // handle makes a batch's effects durable before the caller commits: records
-// and dead letters first, then state changes.
-func (r *Runner) handle(ctx context.Context, st *Stage, partition int, batch []Message) error {
+// and dead letters first, then state changes. p is the batch prepared by a
+// PreparingSink, or nil.
+func (r *Runner) handle(ctx context.Context, st *Stage, partition int, batch []Message, p Prepared) error {
 	var out []Record
 	if st.Sink != nil {
-		dead, err := r.sinkWrite(ctx, st, batch)
+		dead, err := r.sinkWrite(ctx, st, batch, p)
 		if err != nil {
 			return err
 		}
@@ -410,10 +447,15 @@ func (r *Runner) guarded(st *Stage) Processor {
 // sinkWrite writes a batch, retrying until it succeeds or ctx ends: a sink
 // failure is an outage of the store, and dead-lettering valid data would
 // lose it. Messages the sink rejects individually (BatchError) or a batch it
-// rejects permanently are dead-lettered.
-func (r *Runner) sinkWrite(ctx context.Context, st *Stage, batch []Message) ([]Record, error) {
+// rejects permanently are dead-lettered. When p is not nil (the sink is a
+// PreparingSink), every attempt writes p, prepared from batch.
+func (r *Runner) sinkWrite(ctx context.Context, st *Stage, batch []Message, p Prepared) ([]Record, error) {
+	write := func() error { return st.Sink.Write(ctx, batch) }
+	if p != nil {
+		write = func() error { return st.Sink.(PreparingSink).WritePrepared(ctx, p) }
+	}
 	for attempt := 1; ; attempt++ {
-		err := st.Sink.Write(ctx, batch)
+		err := write()
 		if err == nil {
 			r.metrics.add(mOut, st.Name, len(batch))
 			return nil, nil

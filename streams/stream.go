@@ -70,6 +70,33 @@ type Sink interface {
 	Close() error
 }
 
+// PreparingSink is a Sink whose write splits into a CPU-only part, Prepare
+// (decoding the messages, building the rows), and the write to the store,
+// WritePrepared. The runner prepares batch N+1 while batch N is being
+// written, so the store's write time and the sink's CPU time overlap
+// instead of adding up (see overlapped).
+//
+// Prepare must have no side effects and must not depend on what earlier
+// batches wrote: it runs while the previous batch is still being written.
+// Whatever needs the store's current contents belongs in WritePrepared,
+// which is called only after every earlier batch is durable and committed.
+// WritePrepared follows Write's contract (nil means durable; BatchError
+// indexes are positions in the prepared batch; Permanent; anything else is
+// retried by calling WritePrepared again with the same Prepared). The
+// caller releases a Prepared once it is done with it, written or not.
+// Write(batch) must equal WritePrepared(Prepare(batch)).
+type PreparingSink interface {
+	Sink
+	Prepare(batch []Message) Prepared
+	WritePrepared(ctx context.Context, p Prepared) error
+}
+
+// Prepared is a batch made ready by PreparingSink.Prepare. Release frees
+// what it holds; it is called once, after the last WritePrepared.
+type Prepared interface {
+	Release()
+}
+
 // ErrPermanent marks errors that retrying cannot fix (malformed input, an
 // unknown schema version). Use Permanent to wrap.
 var ErrPermanent = errors.New("permanent")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
 )
@@ -85,25 +86,58 @@ func (s *sink) Name() string { return "clickhouse." + s.table.Name }
 func (s *sink) Close() error { return nil }
 
 func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
+	p := s.Prepare(batch)
+	defer p.Release()
+	return s.WritePrepared(ctx, p)
+}
+
+// prepared is a batch decoded, and for every table but outcomes already an
+// Arrow record, waiting for its insert.
+type prepared struct {
+	batch   []streams.Message
+	token   string
+	failed  map[int]error
+	decoded *schemas.RowBatch
+	// rows are the batch's rows, kept for outcomes only: which of them to
+	// insert depends on what is stored when the insert comes.
+	rows []schemas.Row
+	rec  arrow.Record // the rows to insert, for the other tables
+}
+
+func (p *prepared) Release() {
+	if p.rec != nil {
+		p.rec.Release()
+		p.rec = nil
+	}
+	if p.decoded != nil {
+		p.decoded.Release()
+		p.decoded = nil
+	}
+	p.rows = nil
+}
+
+// Prepare decodes batch and builds what WritePrepared inserts. It reads
+// nothing from the engine, so the runner can run it while the previous
+// batch is being inserted (streams.PreparingSink).
+func (s *sink) Prepare(batch []streams.Message) streams.Prepared {
+	p := &prepared{batch: batch, failed: map[int]error{}}
 	if len(batch) == 0 {
-		return nil
+		return p
 	}
 	// Decoding is the sink's main CPU cost: DecodeRows spreads it over the
 	// cores and reads the columns straight from the messages' bytes where
-	// the table allows (the rows end in this call, copied into the Arrow
-	// record).
+	// the table allows (the rows live until the batch is released, or the
+	// record holds copies of them).
 	values := make([][]byte, len(batch))
 	for i := range batch {
 		values[i] = batch[i].Value
 	}
-	decoded := s.table.DecodeRows(values)
-	defer decoded.Release() // after the record is built, below
+	p.decoded = s.table.DecodeRows(values)
 	rows := make([]schemas.Row, 0, len(batch))
-	failed := map[int]error{}
-	for i, d := range decoded.Results {
+	for i, d := range p.decoded.Results {
 		if d.Err != nil {
 			m := batch[i]
-			failed[i] = streams.Permanent(fmt.Errorf("%s[%d]@%d: %w", m.Topic, m.Partition, m.Offset, d.Err))
+			p.failed[i] = streams.Permanent(fmt.Errorf("%s[%d]@%d: %w", m.Topic, m.Partition, m.Offset, d.Err))
 			continue
 		}
 		// Events that are not rows (a chunk's End record, a not-made
@@ -112,31 +146,56 @@ func (s *sink) Write(ctx context.Context, batch []streams.Message) error {
 			rows = append(rows, d.Row)
 		}
 	}
-	if len(batch) == 1 && len(failed) == 1 {
-		return failed[0]
+	p.token = batchToken(batch)
+	if s.table.Name == outcomesTable {
+		p.rows = rows
+		return p
 	}
+	if len(rows) > 0 {
+		p.rec = s.table.RecordOfRows(Allocator(), rows)
+	}
+	p.decoded.Release()
+	p.decoded = nil
+	return p
+}
 
-	token := batchToken(batch)
-	if s.table.Name == outcomesTable && len(rows) > 0 {
-		var err error
-		if rows, err = s.newOutcomes(ctx, rows); err != nil {
+// WritePrepared inserts a batch Prepare made. Called again for a retry, it
+// inserts the same rows with the same token; for outcomes it filters again
+// against what is stored by then.
+func (s *sink) WritePrepared(ctx context.Context, sp streams.Prepared) error {
+	p, ok := sp.(*prepared)
+	if !ok {
+		return streams.Permanent(fmt.Errorf("sink %s: a batch prepared elsewhere (%T)", s.Name(), sp))
+	}
+	if len(p.batch) == 0 {
+		return nil
+	}
+	if len(p.batch) == 1 && len(p.failed) == 1 {
+		return p.failed[0]
+	}
+	rec := p.rec
+	token := p.token
+	if s.table.Name == outcomesTable && len(p.rows) > 0 {
+		rows, err := s.newOutcomes(ctx, p.rows)
+		if err != nil {
 			return err
 		}
 		// The token must name what is inserted, not only the offsets: after a
 		// partial write the retry inserts fewer rows, and the offsets alone
 		// would make the engine drop them as already written.
 		token += "-" + idsDigest(s.table, rows)
+		if len(rows) > 0 {
+			rec = s.table.RecordOfRows(Allocator(), rows)
+			defer rec.Release()
+		}
 	}
-	if len(rows) > 0 {
-		rec := s.table.RecordOfRows(Allocator(), rows)
-		err := s.engine.InsertArrow(ctx, s.table.Name, rec, token)
-		rec.Release()
-		if err != nil {
+	if rec != nil {
+		if err := s.engine.InsertArrow(ctx, s.table.Name, rec, token); err != nil {
 			return err
 		}
 	}
-	if len(failed) > 0 {
-		return &streams.BatchError{Errs: failed}
+	if len(p.failed) > 0 {
+		return &streams.BatchError{Errs: p.failed}
 	}
 	return nil
 }
