@@ -685,6 +685,10 @@ type coverageKind struct {
 	// Needs names what this engine lacks for the kind to run at all
 	// ("generator" for the LLM kinds without generator: in models.yaml).
 	Needs string `json:"needs,omitempty"`
+	// Shortfalls count variants made with less than was asked (PRGB's
+	// noise documents the graph could not supply), by why; they are not
+	// skips.
+	Shortfalls map[string]int64 `json:"shortfalls,omitempty"`
 }
 
 // coverage: which kinds ran (variants stored, outcomes per model) and which
@@ -759,11 +763,13 @@ GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
 			}
 		}
 	}
-	var reasons map[string]map[string]int64
+	var reasons, shortfalls map[string]map[string]int64
 	if s.e.perturb != nil {
 		reasons = s.e.perturb.SkipReasons()
+		shortfalls = s.e.perturb.Shortfalls()
 	}
 	for _, k := range kinds {
+		k.Shortfalls = shortfalls[k.Kind]
 		if k.Skipped == 0 {
 			continue
 		}

@@ -47,7 +47,7 @@ var (
 )
 
 // Noise shortfalls: the variant is made, with fewer noise documents than
-// asked; counted under the kind's reasons (SkipReasons) and Shortfalls,
+// asked; counted by Shortfalls (not SkipReasons: nothing was skipped),
 // never filled with made-up documents.
 const (
 	noteNoHard   = "noise: no hard distractor (the graph has no conflicting parent fact)"

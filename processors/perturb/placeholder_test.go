@@ -152,9 +152,10 @@ func TestPlaceholderProperties(t *testing.T) {
 	if withVariant*10 < questions*8 {
 		t.Errorf("%d of %d questions have a placeholder variant, want at least 80%%", withVariant, questions)
 	}
-	if noise < made*6 {
-		t.Errorf("%d noise documents over %d variants: want at least 6 per variant on the demo graph", noise, made)
-	}
+	// No floor on the noise documents: they come from the question's own
+	// documents (question.prgbFacts, so that they do not depend on which
+	// other documents arrived first), and a demo report is a single chunk,
+	// whose facts are all golden. Shortfalls are counted (Shortfalls).
 }
 
 func encodeAll(vs []*schemas.Variant) ([]byte, error) {

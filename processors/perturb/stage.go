@@ -158,12 +158,8 @@ func (s *Stage) SkipReasons() map[string]map[string]int64 {
 	for kind, rs := range s.reasons {
 		out[kind] = maps.Clone(rs)
 	}
-	for kind, rs := range s.perturber.notes.snapshot() { // PRGB noise shortfalls
-		if out[kind] == nil {
-			out[kind] = map[string]int64{}
-		}
-		maps.Copy(out[kind], rs)
-	}
+	// PRGB's noise shortfalls are not skips (the variant is made): see
+	// Shortfalls.
 	return out
 }
 

@@ -1,6 +1,7 @@
 package question_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -60,13 +61,20 @@ func TestEmissionsDoNotDependOnOrder(t *testing.T) {
 			lanes[i] = lanes[i][n:]
 		}
 	}
+	// prgb holds, per question asked, the PRGB material it carried: perturb
+	// makes the placeholder variants from it, so it must not depend on the
+	// order either.
+	var prgb map[string]string
 	run := func(in []*schemas.Triplet) (asked []string, active []*schemas.Question, retired map[string]int) {
 		k := question.NewKnowledge(question.PatternLimits{})
 		seen, retired := map[string]bool{}, map[string]int{}
+		prgb = map[string]string{}
 		for _, tr := range in {
 			c, _ := apply(k, tr)
 			for _, q := range c.New {
 				seen[q.QuestionID] = true
+				b, _ := json.Marshal(q.PRGB)
+				prgb[q.QuestionID] = string(b)
 			}
 			for _, q := range c.Retired {
 				retired[q.Retired]++
@@ -83,6 +91,7 @@ func TestEmissionsDoNotDependOnOrder(t *testing.T) {
 		t.Fatalf("the demo feed asks %d questions, none multi-hop: the test would show nothing", len(active))
 	}
 	wantActive := ids(active)
+	wantPRGB := prgb
 	t.Logf("in feed order: %d asked, %d active at the end, retired %v", len(wantAsked), len(wantActive), retired)
 	orders := map[string][]*schemas.Triplet{}
 	for seed := range uint64(3) {
@@ -100,6 +109,15 @@ func TestEmissionsDoNotDependOnOrder(t *testing.T) {
 		if !slices.Equal(asked, wantAsked) {
 			t.Errorf("%s: %d questions asked, feed order %d; %d asked only here, %d only in feed order",
 				name, len(asked), len(wantAsked), missing(asked, wantAsked), missing(wantAsked, asked))
+		}
+		differ := 0
+		for id, p := range prgb {
+			if w, ok := wantPRGB[id]; ok && w != p {
+				differ++
+			}
+		}
+		if differ > 0 {
+			t.Errorf("%s: %d questions carry other PRGB material than in feed order", name, differ)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package question
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,30 +39,53 @@ const (
 //     period with another value — the same entity's general or earlier
 //     figure, which conflicts with the specific one asked about.
 //
+// The facts are drawn from the documents the question's own facts come
+// from, whole versions of which the graph holds when the question is built
+// (ChunkDone applies a version at once). Drawn from the whole graph, they
+// would depend on which other documents had arrived first, and two runs
+// over one corpus, whose partitions interleave differently, would ask
+// different PRGB variants (issue 14: one corpus, one test set). For the
+// same reason entities are compared by their keys within the documents,
+// not by the graph's alias resolution, which later documents can change.
+// A document too small to supply a level leaves it short, and perturb
+// counts the shortfall.
+//
 // Edges citing a ground-truth chunk of the question are never noise. The
 // lists are ordered by a hash of the instance and the edge, so the choice is
-// deterministic and differs between questions. It scans the graph's edges
-// once: O(edges) per question built.
+// deterministic and differs between questions. It scans the documents'
+// edges once.
 func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
 	ae, tail := in.Answer()
-	subject, value := g.head(ae), g.tail(ae)
+	subject, value := ae.h, ae.t
 	if !tail {
 		subject, value = value, subject
 	}
 	golden := map[string]bool{}
 	mine := map[string]bool{}
+	docs := map[string]bool{}
 	var starts []string
 	for _, e := range in.Edges {
 		golden[e.ChunkID] = true
 		mine[e.ID] = true
-		starts = append(starts, g.head(e), g.tail(e))
+		docs[e.DocID] = true
+		starts = append(starts, e.h, e.t)
 	}
-	near := g.within(starts, prgbNearHops)
+	var local []*Edge
+	for _, doc := range slices.Sorted(maps.Keys(docs)) {
+		for _, id := range g.DocEdges(doc) {
+			if e := g.edges[id]; e != nil {
+				local = append(local, e)
+			}
+		}
+	}
+	near := localWithin(local, starts, prgbNearHops)
 	parents := map[string]bool{}
-	for _, h := range append(g.outOf(subject), g.inOf(subject)...) {
-		for _, n := range []string{g.head(h.e), g.tail(h.e)} {
-			if n != subject && n != value {
-				parents[n] = true
+	for _, e := range local {
+		if e.h == subject || e.t == subject {
+			for _, n := range []string{e.h, e.t} {
+				if n != subject && n != value {
+					parents[n] = true
+				}
 			}
 		}
 	}
@@ -69,11 +93,12 @@ func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
 	var weak, moderate, hard, cands []pick
 	seenCand := map[string]bool{}
 	seed := in.ID()
-	for id, e := range g.edges {
+	for _, e := range local {
+		id := e.ID
 		if mine[id] || golden[e.ChunkID] || strings.TrimSpace(e.Sentence) == "" {
 			continue
 		}
-		eSubject, eValue, eValueText := g.head(e), g.tail(e), e.Tail
+		eSubject, eValue, eValueText := e.h, e.t, e.Tail
 		if !tail {
 			eSubject, eValue, eValueText = eValue, eSubject, e.Head
 		}
@@ -85,7 +110,7 @@ func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
 			hard = append(hard, p)
 		case sameRel && eSubject != subject:
 			moderate = append(moderate, p)
-		case !sameRel && !near[g.head(e)] && !near[g.tail(e)]:
+		case !sameRel && !near[e.h] && !near[e.t]:
 			weak = append(weak, p)
 		}
 		if sameRel && eValue != value && !seenCand[eValue] {
@@ -116,10 +141,15 @@ func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
 	return f
 }
 
-// within returns the canonical entities at most hops edges from starts,
-// in either direction. Hubs (more than prgbExpandMaxEdges edges) are
-// reached but not expanded: through "2024" every fact is two hops away.
-func (g *Graph) within(starts []string, hops int) map[string]bool {
+// localWithin returns the entity keys at most hops edges of edges from
+// starts, in either direction. Hubs (more than prgbExpandMaxEdges edges)
+// are reached but not expanded: through "2024" every fact is two hops away.
+func localWithin(edges []*Edge, starts []string, hops int) map[string]bool {
+	adj := map[string][]string{}
+	for _, e := range edges {
+		adj[e.h] = append(adj[e.h], e.t)
+		adj[e.t] = append(adj[e.t], e.h)
+	}
 	seen := map[string]bool{}
 	frontier := []string{}
 	for _, s := range starts {
@@ -131,15 +161,13 @@ func (g *Graph) within(starts []string, hops int) map[string]bool {
 	for d := 0; d < hops; d++ {
 		var next []string
 		for _, n := range frontier {
-			if len(g.out[n])+len(g.in[n]) > prgbExpandMaxEdges {
+			if len(adj[n]) > prgbExpandMaxEdges {
 				continue
 			}
-			for _, h := range append(g.outOf(n), g.inOf(n)...) {
-				for _, m := range []string{g.head(h.e), g.tail(h.e)} {
-					if !seen[m] {
-						seen[m] = true
-						next = append(next, m)
-					}
+			for _, m := range adj[n] {
+				if !seen[m] {
+					seen[m] = true
+					next = append(next, m)
 				}
 			}
 		}
