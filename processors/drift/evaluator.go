@@ -350,6 +350,9 @@ const OriginalAxis = "original"
 //     clean answers fail, perturbed ones fail with them; robustness drifts
 //     only when a perturbation hurts more than before, beyond what the
 //     clean answers lost.
+//   - A series of another family (SURE, PRGB) is held back while the
+//     model's clean accuracy (RARE's original series) fires, unless it
+//     kept max_drop less of its baseline rate than the clean one did.
 //
 // The held-back series are named in the summary of the alert that holds
 // them; they fire on their own once it no longer fires.
@@ -368,8 +371,27 @@ func inhibitor(k seriesKey, v verdict, firing map[seriesKey]verdict, maxDrop flo
 			return orig, true
 		}
 	}
+	// Every other family asks the same model the same questions in other
+	// forms (SURE's spurious features, PRGB's placeholders): when its
+	// clean accuracy (RARE's original series) falls, theirs falls with it.
+	// Their rates start elsewhere (a placeholder question is easier than
+	// a clean one), so what is compared is the share of its rate each
+	// kept: a series is explained unless it kept max_drop less of it.
+	clean := seriesKey{Model: k.Model, Family: CleanFamily, Metric: CleanMetric, Axis: OriginalAxis, Kind: OriginalAxis, Domain: k.Domain}
+	if k != clean && k.Family != CleanFamily {
+		if cv, ok := firing[clean]; ok && v.kept() >= cv.kept()-maxDrop {
+			return clean, true
+		}
+	}
 	return seriesKey{}, false
 }
+
+// CleanFamily and CleanMetric name, with OriginalAxis, the series of a
+// model's clean accuracy: RARE's judge f on the unperturbed questions.
+const (
+	CleanFamily = "rare"
+	CleanMetric = "f"
+)
 
 func (e *Evaluator) alert(k seriesKey, state string, v verdict, now, fired, resolved time.Time) schemas.Alert {
 	a := schemas.Alert{

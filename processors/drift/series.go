@@ -149,6 +149,10 @@ func windowsAt(now time.Time, c Config) windows {
 // domain, each domain's own (with one domain the two would be the same
 // series, alerting twice for one change).
 //
+// SURE's c (Y(original) − Y(perturbed), −1, 0 or 1) is a signed
+// difference, not a rate: its y_original rows carry the rate a drop shows
+// in, so c is not read.
+//
 // The baseline leaves out the buckets of incidents (Evaluator.incidents) of
 // the series' model and family.
 func readCounts(ctx context.Context, q Querier, w windows, skip []incident) (map[seriesKey]*counts, error) {
@@ -161,6 +165,7 @@ func readCounts(ctx context.Context, q Querier, w windows, skip []incident) (map
     bucket >= toDateTime(%d) AS recent, sum(n), sum(value_sum), pattern
 FROM robustream.robustness_5m
 WHERE bucket >= toDateTime(%d) AND bucket <= toDateTime(%d)%s
+    AND NOT (toString(family) = 'sure' AND metric = 'c')
 GROUP BY model_id, family, metric, axis, kind, domain, recent, pattern`,
 		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix(), exclude)
 	out, err := q.Query(ctx, query, "TabSeparated")

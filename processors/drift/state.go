@@ -38,6 +38,14 @@ type verdict struct {
 
 func (v verdict) drop() float64 { return v.baseline - v.recent }
 
+// kept is the share of the baseline rate the recent window kept.
+func (v verdict) kept() float64 {
+	if v.baseline <= 0 {
+		return 1
+	}
+	return v.recent / v.baseline
+}
+
 // next decides a series' transition: "" (none), Firing or Resolved.
 //
 // Fire when the drop is significant after the BH adjustment (q ≤ alpha) and

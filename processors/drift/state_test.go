@@ -68,3 +68,27 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestInhibitorAcrossFamilies: a model whose clean accuracy falls drops in
+// every family at once (one cause, one alert); a family that fell much
+// further than the clean answers still fires on its own.
+func TestInhibitorAcrossFamilies(t *testing.T) {
+	clean := seriesKey{Model: "m", Family: CleanFamily, Metric: CleanMetric, Axis: OriginalAxis, Kind: OriginalAxis, Domain: AllDomains}
+	firing := map[seriesKey]verdict{clean: {baseline: 0.8, recent: 0.3}}
+	f := func(k seriesKey, v verdict, want bool) {
+		t.Helper()
+		cause, held := inhibitor(k, v, firing, 0.15)
+		if held != want || (held && cause != clean) {
+			t.Errorf("%s (drop %.2f): held %v by %s, want held %v", k, v.drop(), held, cause, want)
+		}
+	}
+	sure := seriesKey{Model: "m", Family: "sure", Metric: "y_original", Axis: "spurious", Kind: "format_json", Domain: AllDomains}
+	prgb := seriesKey{Model: "m", Family: "prgb", Metric: "filtering", Axis: "placeholder", Kind: "placeholder_1", Domain: AllDomains}
+	f(sure, verdict{baseline: 0.7, recent: 0.25}, true)
+	f(prgb, verdict{baseline: 0.9, recent: 0.4}, true)
+	f(prgb, verdict{baseline: 0.9, recent: 0.1}, false) // fell 0.3 further than the clean answers
+	f(clean, verdict{baseline: 0.8, recent: 0.3}, false)
+	other := prgb
+	other.Model = "n"
+	f(other, verdict{baseline: 0.9, recent: 0.4}, false) // another model's clean accuracy is fine
+}
