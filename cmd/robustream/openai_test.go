@@ -149,7 +149,7 @@ func TestInferenceFaults(t *testing.T) {
 	}
 	st := sim.Stats()
 	if st.Failed == 0 || st.Duplicates != 0 {
-		t.Errorf("server: %d faults injected, %d answered prompts sent again", st.Failed, st.Duplicates)
+		t.Errorf("server: %d faults injected, %d answered prompts sent again: %q", st.Failed, st.Duplicates, sim.DuplicatedPrompts())
 	}
 	if n := q("SELECT count() FROM robustream.outcomes WHERE model_id = 'vllm-sim'"); n == 0 {
 		t.Error("no outcome for the faulty server's model")

@@ -85,6 +85,9 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, r *http.Re
 		for i, seq := range seqs {
 			if rec := s.seen[seq.key]; rec != nil { // nil after a ResetStats meanwhile
 				rec.answered += sign
+				if sign > 0 {
+					rec.answeredAt = s.now()
+				}
 			}
 			l.vllm.success[replies[i].finish] += sign
 			l.vllm.promptTokens += sign * replies[i].promptTokens
@@ -115,8 +118,9 @@ func (s *Server) receive(g generation) []sequence {
 			s.seen[seq.key] = rec
 			s.stats.Distinct++
 		}
-		if rec.answered > 0 {
+		if rec.answered > 0 && !(s.killedAt > 0 && rec.answeredAt >= s.killedAt-killCut && rec.answeredAt <= s.killedAt) {
 			s.stats.Duplicates++
+			rec.dup = p
 		}
 		seq.attempt = rec.received
 		rec.received++

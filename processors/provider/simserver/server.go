@@ -23,13 +23,15 @@ type Server struct {
 
 	handlers sync.WaitGroup // handlers of every life, waited for by Close
 
-	mu     sync.Mutex
-	life   *life // nil while killed or closed
-	closed bool
-	faults Faults
-	burst  time.Time // end of the current burst of 429s
-	stats  counters
-	seen   map[promptKey]*promptRecord
+	mu   sync.Mutex
+	life *life // nil while killed or closed
+	// killedAt is when (now) the last Kill happened, 0 if none.
+	killedAt time.Duration
+	closed   bool
+	faults   Faults
+	burst    time.Time // end of the current burst of 429s
+	stats    counters
+	seen     map[promptKey]*promptRecord
 	// embedded counts the receipts of each embeddings request's inputs,
 	// which number its attempts for the fault draws.
 	embedded map[promptKey]int
@@ -116,6 +118,7 @@ func (s *Server) killLocked() {
 	if s.life == nil {
 		return
 	}
+	s.killedAt = s.now()
 	// The listener is closed here too, not only by http.Server.Close,
 	// which knows it only once Serve has begun: a Restart right after
 	// Start must find the port free.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -469,5 +470,33 @@ func TestDuplicatesAndReceived(t *testing.T) {
 	send("/chat/completions", chat("A"), 200)
 	if st := s.Stats(); st.Duplicates != 0 || st.Requests != 1 || s.Received("A") != 1 {
 		t.Errorf("after ResetStats: %+v", st)
+	}
+}
+
+// TestDuplicatesAcrossKill: an answer written just before a Kill may have
+// been lost with the connection, so sending its prompt again after the
+// restart is no duplicate; a prompt answered well before the Kill is.
+func TestDuplicatesAcrossKill(t *testing.T) {
+	s := start(t, with(Config{}))
+	send := func(prompt string) {
+		t.Helper()
+		if r := post(nil, s, "/chat/completions", chat(prompt)); r.status != 200 {
+			t.Fatalf("%s: %v %d", prompt, r.err, r.status)
+		}
+	}
+	send("early")
+	time.Sleep(killCut + 100*time.Millisecond)
+	send("late")
+	s.Kill()
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	send("late")
+	if st := s.Stats(); st.Duplicates != 0 {
+		t.Errorf("an answer from just before the kill, sent again: %d duplicates, want 0", st.Duplicates)
+	}
+	send("early")
+	if st := s.Stats(); st.Duplicates != 1 || !slices.Equal(s.DuplicatedPrompts(), []string{"early"}) {
+		t.Errorf("an answer from well before the kill, sent again: %d duplicates %q, want 1 (early)", st.Duplicates, s.DuplicatedPrompts())
 	}
 }

@@ -2,6 +2,7 @@ package simserver
 
 import (
 	"maps"
+	"sort"
 	"time"
 )
 
@@ -21,8 +22,9 @@ type Stats struct {
 	// Duplicates counts the prompts received that had been answered
 	// before (the same exact text: one model is served), which a
 	// dispatcher that never sends a prompt twice keeps at zero; a prompt
-	// that failed or was lost in a Kill may be sent again without
-	// counting, and Prompts − Distinct counts every resend.
+	// that failed or was lost in a Kill (answered within killCut before
+	// it) may be sent again without counting, and Prompts − Distinct
+	// counts every resend.
 	Prompts, Distinct, Answered, Duplicates int
 	// PromptTokens and CachedTokens count the prompt tokens of the
 	// sequences admitted and those of them found in the prefix cache;
@@ -101,6 +103,30 @@ func keyOf(prompt string) promptKey {
 type promptRecord struct {
 	received int // times received
 	answered int // times answered 200
+	// dup is the prompt, kept once it was received again after an answer.
+	dup string
+	// answeredAt is when (s.now) it was last answered.
+	answeredAt time.Duration
+}
+
+// killCut is how long before a Kill an answer may have been written and
+// still lost with the connections: such a prompt sent again after the
+// restart is the kill's doing, not the client's, and is not a duplicate.
+const killCut = time.Second
+
+// DuplicatedPrompts returns the prompts received again after they were
+// answered, sorted: what a test names when it finds Stats().Duplicates.
+func (s *Server) DuplicatedPrompts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.seen {
+		if r.dup != "" {
+			out = append(out, r.dup)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Stats returns the counters.
