@@ -480,7 +480,11 @@ func TestDuplicatesAcrossKill(t *testing.T) {
 	s := start(t, with(Config{}))
 	send := func(prompt string) {
 		t.Helper()
-		if r := post(nil, s, "/chat/completions", chat(prompt)); r.status != 200 {
+		// A client of its own each time: the killed life's connections
+		// are gone.
+		c := &http.Client{Transport: &http.Transport{}}
+		defer c.CloseIdleConnections()
+		if r := post(c, s, "/chat/completions", chat(prompt)); r.status != 200 {
 			t.Fatalf("%s: %v %d", prompt, r.err, r.status)
 		}
 	}
