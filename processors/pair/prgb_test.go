@@ -2,13 +2,11 @@ package pair
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/robustream/robustream/schemas"
-	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -142,28 +140,7 @@ func TestPRGBScoresView(t *testing.T) {
 func prgbViews(t *testing.T, recs []streams.Record) string {
 	t.Helper()
 	ctx := context.Background()
-	e, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: t.TempDir()})
-	if errors.Is(err, clickhouse.ErrNoChDB) {
-		t.Skipf("chDB unavailable: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := clickhouse.Migrate(ctx, e, nil); err != nil {
-		t.Fatal(err)
-	}
-	sink, err := clickhouse.NewSink(e, clickhouse.TableForTopic(streams.TopicOutcomes), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := make([]streams.Message, len(recs))
-	for i, r := range recs {
-		msgs[i] = streams.Message{Topic: r.Topic, Offset: int64(i), Key: r.Key, Value: r.Value}
-	}
-	if err := sink.Write(ctx, msgs); err != nil {
-		t.Fatal(err)
-	}
+	e := outcomesEngine(t, recs)
 	a, err := e.Query(ctx, "SELECT model_id, n, round(score, 4), round(all_correct_share, 4), round(partial_share, 4), round(all_wrong_share, 4) FROM robustream.prgb_scores ORDER BY model_id", "TabSeparated")
 	if err != nil {
 		t.Fatal(err)

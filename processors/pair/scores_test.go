@@ -252,6 +252,18 @@ func wantRAREScoresView() string {
 // and returns rare_scores (skipped when libchdb.so is missing).
 func rareScoresView(t *testing.T, recs []streams.Record) string {
 	t.Helper()
+	e := outcomesEngine(t, recs)
+	out, err := e.Query(context.Background(), "SELECT model_id, overall, query_robustness, document_robustness, retrieval_robustness, n FROM robustream.rare_scores ORDER BY model_id", "TabSeparated")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// outcomesEngine writes recs through the outcomes sink into a fresh chDB
+// (the test is skipped when libchdb.so is missing); closed with the test.
+func outcomesEngine(t *testing.T, recs []streams.Record) clickhouse.Engine {
+	t.Helper()
 	ctx := context.Background()
 	e, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: t.TempDir()})
 	if errors.Is(err, clickhouse.ErrNoChDB) {
@@ -260,7 +272,7 @@ func rareScoresView(t *testing.T, recs []streams.Record) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	if err := clickhouse.Migrate(ctx, e, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +287,5 @@ func rareScoresView(t *testing.T, recs []streams.Record) string {
 	if err := sink.Write(ctx, msgs); err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Query(ctx, "SELECT model_id, overall, query_robustness, document_robustness, retrieval_robustness, n FROM robustream.rare_scores ORDER BY model_id", "TabSeparated")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
+	return e
 }

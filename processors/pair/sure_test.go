@@ -2,13 +2,11 @@ package pair
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/schemas"
-	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -136,7 +134,7 @@ func TestSUREFixture(t *testing.T) {
 		t.Errorf("SURE unscorable (closed book failed) = %d, want 1", n)
 	}
 
-	e := sureEngine(t, recs)
+	e := outcomesEngine(t, recs)
 	query := func(q string) string {
 		out, err := e.Query(context.Background(), q, "TabSeparated")
 		if err != nil {
@@ -174,33 +172,4 @@ func TestSUREFixture(t *testing.T) {
 	if rare := query(`SELECT count() FROM robustream.outcomes WHERE family = 'rare'`); rare != "0\n" {
 		t.Errorf("RARE outcomes from spurious results: %s", rare)
 	}
-}
-
-// sureEngine writes recs through the outcomes sink into a fresh chDB.
-func sureEngine(t *testing.T, recs []streams.Record) clickhouse.Engine {
-	t.Helper()
-	ctx := context.Background()
-	e, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: t.TempDir()})
-	if errors.Is(err, clickhouse.ErrNoChDB) {
-		t.Skipf("chDB unavailable: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := clickhouse.Migrate(ctx, e, nil); err != nil {
-		t.Fatal(err)
-	}
-	sink, err := clickhouse.NewSink(e, clickhouse.TableForTopic(streams.TopicOutcomes), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs := make([]streams.Message, len(recs))
-	for i, r := range recs {
-		msgs[i] = streams.Message{Topic: r.Topic, Offset: int64(i), Key: r.Key, Value: r.Value}
-	}
-	if err := sink.Write(ctx, msgs); err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
