@@ -64,6 +64,9 @@ type Input struct {
 	// ctx and llm serve the LLM kinds (llm.go): nil llm without a generator.
 	ctx context.Context
 	llm *llm
+	// sureLLM: SURE's LLM kinds are registered and can be made (a
+	// generator is there), so their sampled cells need the clean cells.
+	sureLLM bool
 }
 
 // The built-in kinds (RARE §3.1, §3.2), in the order the stage emits them.

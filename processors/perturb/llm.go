@@ -42,9 +42,10 @@ var (
 	ErrEntityLost = errors.New("the rewrite drops a name or number the question needs")
 	// ErrUnchanged: the rewrite is the text it was given.
 	ErrUnchanged = errors.New("the rewrite left the text unchanged")
-	// ErrAnswerLost: the back-translated contexts hold no accepted answer
-	// any more (a document kind that keeps the answer must keep it).
-	ErrAnswerLost = errors.New("the rewrite loses every accepted answer")
+	// ErrAnswerLost: the back-translated contexts, or a SURE variant of
+	// golden contexts, hold no accepted answer any more (a kind that keeps
+	// the answer must keep it).
+	ErrAnswerLost = errors.New("lost_answer: the perturbed context holds no accepted answer any more")
 	// ErrGeneratorOutput: the reply is empty once cleaned. Asking again at
 	// temperature zero gives the same reply, so it is a skip, not a retry.
 	ErrGeneratorOutput = errors.New("unusable generator reply")

@@ -75,7 +75,7 @@ var (
 	ErrNoNoiseContext = errors.New("no noise context (every sentence holds the answer)")
 	// ErrAnswerGained: a perturbed noise context now holds an accepted
 	// answer; SURE §3.4 discards it (the causal feature changed).
-	ErrAnswerGained = errors.New("the perturbed noise context gained an accepted answer")
+	ErrAnswerGained = errors.New("gained_answer: the perturbed noise context gained an accepted answer")
 	// ErrSentencesChanged: the variant does not hold the sentences of the
 	// context it was made from, each as often (a split or merge).
 	ErrSentencesChanged = errors.New("the perturbation changed the context's sentences")
@@ -127,27 +127,46 @@ func sureCell(kind string, noise bool) string {
 // those with the smallest hashes of (question id, cell), so the sample is
 // the same on every run and independent of the order kinds are made in.
 func sampled(questionID, cell string) bool {
-	if SURECells <= 0 || SURECells >= 2*len(SUREKinds) {
+	return sampledFrom(SUREKinds, SURECells, questionID, cell)
+}
+
+// sampledFrom reports whether cell is among the limit cells of pool (its
+// kinds, each on golden and noise contexts) with the smallest hashes for
+// the question; limit <= 0 samples them all. The rule kinds and the LLM
+// kinds (spurious_llm.go) are sampled apart, each pool with its own cap,
+// so that a generator's presence does not change which rule cells a
+// question gets.
+func sampledFrom(pool []string, limit int, questionID, cell string) bool {
+	if limit <= 0 || limit >= 2*len(pool) {
 		return true
 	}
 	mine := cellHash(questionID, cell)
 	smaller := 0
-	for _, k := range SUREKinds {
+	for _, k := range pool {
 		for _, noise := range []bool{false, true} {
 			if c := sureCell(k, noise); c != cell && cellHash(questionID, c) < mine {
 				smaller++
 			}
 		}
 	}
-	return smaller < SURECells
+	return smaller < limit
 }
 
 // anySampled reports whether any cell on this context type is sampled: the
 // clean cell is only worth a request when some kind is compared with it.
-func anySampled(questionID string, noise bool) bool {
+// The LLM kinds' cells count when they can be made (withLLM: registered,
+// and the stage has a generator).
+func anySampled(questionID string, noise, withLLM bool) bool {
 	for _, k := range SUREKinds {
 		if sampled(questionID, sureCell(k, noise)) {
 			return true
+		}
+	}
+	if withLLM {
+		for _, k := range SURELLMKinds {
+			if sampledLLM(questionID, sureCell(k, noise)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -165,7 +184,7 @@ func cellHash(questionID, cell string) uint64 {
 func makeSURE(in *Input, kind string, noise bool) (Made, error) {
 	q := in.Question
 	if kind == KindSUREClean {
-		if !anySampled(q.QuestionID, noise) {
+		if !anySampled(q.QuestionID, noise, in.sureLLM) {
 			return Made{}, ErrNotSampled
 		}
 	} else if !sampled(q.QuestionID, sureCell(kind, noise)) {

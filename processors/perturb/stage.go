@@ -53,6 +53,7 @@ type Stage struct {
 	log       *slog.Logger
 	pivot     string
 	llm       atomic.Pointer[llm] // nil: no generator, the LLM kinds are skipped
+	sureLLM   bool                // SURE's LLM kinds are registered (spurious_llm.go)
 
 	mu      sync.Mutex
 	skipped map[string]*atomic.Int64
@@ -96,6 +97,9 @@ func NewStage(cfg Config) (*Stage, error) {
 	}
 	for _, k := range cfg.Kinds {
 		s.skipped[k.Name] = new(atomic.Int64)
+		if k.Axis == schemas.AxisSpurious && k.NeedsLLM {
+			s.sureLLM = true
+		}
 	}
 	go cfg.WordNet.Available() // the error is reported on first use
 	return s, nil
@@ -167,7 +171,7 @@ func (s *Stage) SkipReasons() map[string]map[string]int64 {
 // (a label, not a message): the errors of the kinds, and "other".
 func skipReason(err error) string {
 	for _, known := range []error{ErrNotSampled, ErrNoNoiseContext, ErrAnswerGained, ErrSentencesChanged, ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind,
-		ErrEntityLost, ErrUnchanged, ErrAnswerLost, ErrGeneratorOutput, ErrGeneratorRefused, errGeneratorFailed} {
+		ErrEntityLost, ErrUnchanged, ErrAnswerLost, ErrNotEntailed, ErrSelfSource, ErrGeneratorOutput, ErrGeneratorRefused, errGeneratorFailed} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}
@@ -249,6 +253,7 @@ func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bo
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
 	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted), ctx: ctx, llm: s.llm.Load()}
+	in.sureLLM = s.sureLLM && in.llm != nil
 	// Skips are counted once the set is made: a question retried after a
 	// generator failure must not count its other kinds' skips twice.
 	type skipped struct {
