@@ -339,7 +339,7 @@ func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
 	sum := sha256.Sum256([]byte(text))
 	published, from := publishedAt(mime, raw, text, info.ModTime())
 	d := &schemas.DocumentVersion{
-		DocID:       schemas.ID(SourceName, path),
+		DocID:       s.docID(path),
 		Version:     1, // the engine assigns versions (docs/architecture.md, Stages)
 		Source:      SourceName,
 		URI:         (&url.URL{Scheme: "file", Path: path}).String(),
@@ -354,6 +354,20 @@ func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
 	}
 	schemas.Stamp(d, schemas.ID(d.DocID, d.ContentHash))
 	return d, len(raw), nil
+}
+
+// docID is the identity of the document at path: its path relative to the
+// source's root, with forward slashes (the file's own name when the root is
+// a single file). The same corpus copied to another folder, or read from
+// another working directory, gets the same ids, hence the same questions,
+// perturbation seeds and scores; the absolute path stays in the URI and in
+// Metadata["path"].
+func (s *Source) docID(path string) string {
+	rel, err := filepath.Rel(s.root, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		rel = filepath.Base(path)
+	}
+	return schemas.ID(SourceName, filepath.ToSlash(rel))
 }
 
 // extract checks a file's bytes and converts them to the document's title

@@ -2,6 +2,9 @@ package dir
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
 	"context"
 	"errors"
 	"log/slog"
@@ -126,7 +129,7 @@ func TestRunOnce(t *testing.T) {
 		if d.Title != w.title || d.MIME != w.mime || d.Text != w.text {
 			t.Errorf("%s: title %q mime %q text %q\nwant title %q mime %q text %q", name, d.Title, d.MIME, d.Text, w.title, w.mime, w.text)
 		}
-		if d.DocID != schemas.ID("dir", abs) || d.URI != "file://"+abs || d.Source != "dir" || d.Domain != "economy" || d.Version != 1 {
+		if d.DocID != schemas.ID("dir", name) || d.URI != "file://"+abs || d.Source != "dir" || d.Domain != "economy" || d.Version != 1 {
 			t.Errorf("%s: identity fields %+v", name, d)
 		}
 		if !d.PublishedAt.Equal(mtime) || d.FetchedAt.IsZero() || d.ID != schemas.ID(d.DocID, d.ContentHash) {
@@ -217,4 +220,74 @@ func TestEmitErrorIsReturned(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Run returned %v, want the emit error", err)
 	}
+}
+
+// TestIdentityIsRelative: the same files under two roots (and a root given
+// as a relative path) get the same document ids and event ids, and a
+// single-file root is named by the file's own name.
+func TestIdentityIsRelative(t *testing.T) {
+	files := map[string]string{"a.md": "# A\n\nAlpha text.", "sub/b.txt": "Beta text.\n", "sub/deeper/c.html": "<p>Gamma.</p>"}
+	ids := func(root string) map[string]string {
+		t.Helper()
+		for name, text := range files {
+			write(t, filepath.Join(root, name), []byte(text))
+		}
+		s, err := New(Config{Path: root}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c collector
+		if err := s.Run(context.Background(), c.emit); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for abs, d := range c.docs {
+			rel, _ := filepath.Rel(root, abs)
+			out[filepath.ToSlash(rel)] = d.DocID + "/" + d.ID
+		}
+		return out
+	}
+	one, two := ids(filepath.Join(t.TempDir(), "x")), ids(filepath.Join(t.TempDir(), "elsewhere", "y"))
+	if len(one) != len(files) || !maps.Equal(one, two) {
+		t.Fatalf("ids differ between two copies:\n%v\n%v", one, two)
+	}
+	if one["sub/b.txt"] != schemas.ID("dir", "sub/b.txt")+"/"+schemas.ID(schemas.ID("dir", "sub/b.txt"), sha256Hex("Beta text.\n")) {
+		t.Errorf("sub/b.txt: id %s is not the relative path's", one["sub/b.txt"])
+	}
+	// A relative root names the same documents.
+	parent := t.TempDir()
+	write(t, filepath.Join(parent, "rel", "a.md"), []byte(files["a.md"]))
+	t.Chdir(parent)
+	s, err := New(Config{Path: "rel"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collector
+	if err := s.Run(context.Background(), c.emit); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.docs {
+		if d.DocID != schemas.ID("dir", "a.md") {
+			t.Errorf("relative root: doc id %s, want the id of a.md", d.DocID)
+		}
+	}
+	// A root that is one file: the file's name.
+	single := filepath.Join(t.TempDir(), "only.txt")
+	write(t, single, []byte("Only text."))
+	s, err = New(Config{Path: single}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = collector{}
+	if err := s.Run(context.Background(), c.emit); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := c.docs[single]; !ok || d.DocID != schemas.ID("dir", "only.txt") {
+		t.Errorf("single-file root: %+v", c.docs)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
