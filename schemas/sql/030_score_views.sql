@@ -1,49 +1,47 @@
--- Score views (docs/architecture.md, ClickHouse schema; what the scores
--- mean: docs/methods.md). Two layers, all plain views (nothing is stored):
+-- Generated from processors/metrics (go generate ./processors/metrics); do not edit.
+-- Score views (docs/architecture.md, ClickHouse schema; what the scores mean:
+-- docs/methods.md). Every metric family is declared once, in processors/metrics;
+-- this file and 050_score_aggregates.sql are written from those declarations. Two
+-- layers, all plain views (nothing is stored):
 --
---   row views (this file), one row per scored unit with its evaluated_at
---   and published_at: rare_question_scores and grade_questions (per model
---   and question), sure_instances (per model and perturbed instance),
---   prgb_points (per model and data point). A time window is a WHERE on
---   these columns, then an aggregation: 18.16 has no parameterized views,
---   so docs/queries.sql holds the aggregations to copy.
+--   row views (this file): one row per scored unit, with its evaluated_at and
+--   published_at, read FINAL from outcomes (an outcome delivered twice counts
+--   once even before the merge).
 --
---   score views over all time, with stable names (035 and 050):
---   rare_scores, sure_scores, grade_matrix, prgb_scores and their
---   companions. Each is the all-time case of a query in docs/queries.sql.
+--   aggregations (050_score_aggregates.sql): the scores over all time, with stable
+--   names. A time window is the same query with a WHERE on the row view (18.16
+--   has no parameterized views); the dashboard, the report and
+--   docs/queries.sql run exactly that.
 --
--- The row views read outcomes FINAL: an outcome row delivered twice (the
--- sink is at-least-once before 22.2) counts once even before the merge.
--- The rolling tables (020) count what was inserted.
---
--- A plain view is dropped and created again at every migration, so a
--- changed definition reaches data dirs made by older builds. DROP TABLE:
--- servers before 20.x know no DROP VIEW. Views that read other views are
--- dropped first.
---
--- Aggregates are computed in an inner query under names that do not shadow
--- stored columns: ClickHouse resolves an alias before a column, and
--- sum(n) AS n would otherwise nest aggregates.
+-- A plain view is dropped and created again at every migration, so a changed
+-- definition reaches data dirs made by older builds. DROP TABLE: servers
+-- before 20.x know no DROP VIEW. Aggregations read the row views, so they are
+-- dropped first. Aggregates are computed in an inner query under names that
+-- do not shadow stored columns: ClickHouse resolves an alias before a column.
 DROP TABLE IF EXISTS robustream.rare_scores;
+DROP TABLE IF EXISTS robustream.rare_retrieval_scores;
+DROP TABLE IF EXISTS robustream.retrieval_hit_rates;
 DROP TABLE IF EXISTS robustream.sure_scores;
 DROP TABLE IF EXISTS robustream.sure_kind_scores;
-DROP TABLE IF EXISTS robustream.grade_matrix;
+DROP TABLE IF EXISTS robustream.sure_split_scores;
+DROP TABLE IF EXISTS robustream.sure_model_scores;
 DROP TABLE IF EXISTS robustream.grade_matrix_by_dr_agg;
+DROP TABLE IF EXISTS robustream.grade_matrix;
+DROP TABLE IF EXISTS robustream.grade_dr_quartiles;
 DROP TABLE IF EXISTS robustream.prgb_scores;
 DROP TABLE IF EXISTS robustream.prgb_task_scores;
 DROP TABLE IF EXISTS robustream.rare_question_scores;
+DROP TABLE IF EXISTS robustream.rare_retrieval_questions;
 DROP TABLE IF EXISTS robustream.sure_instances;
 DROP TABLE IF EXISTS robustream.grade_questions;
 DROP TABLE IF EXISTS robustream.prgb_points;
 
--- RARE (§3.3, Table 2): one row per (model, question) with its judge f
--- outcomes (metric f) counted and summed per axis, and the question's own
--- means. NaN where the question has no outcome on an axis. overall counts
--- every axis RARE scores: original, query, document, retrieval and the
--- cross cells, and only those (processors/pair RAREAxes; a test checks the
--- list matches): a RARE row on another axis (spurious, placeholder, noise:
--- other families' cells, written by builds before families declared their
--- axes) never moves RARE's scores.
+-- RARE · rare_question_scores
+-- RARE (§3.3, Table 2): one row per (model, question) with its judge f outcomes
+-- counted and summed per axis, and the question's own means; NaN where the
+-- question has no outcome on an axis. Only RARE's axes count (RAREWhere): a
+-- RARE row on another axis, written by builds before families declared their
+-- axes, never moves RARE's scores.
 CREATE VIEW IF NOT EXISTS robustream.rare_question_scores AS
 SELECT
     model_id, question_id, pattern, hops, domain, published_at,
@@ -75,13 +73,34 @@ FROM
     GROUP BY model_id, question_id, pattern, hops, domain, published_at
 );
 
--- SURE (§3.4): one row per (model, perturbed instance). The sure family
--- writes two outcomes per instance, under the instance's variant_id:
--- metric c with value C = Y(original) − Y(perturbed) ∈ {−1, 0, 1}, and
--- metric y_original with value Y(original) ∈ {0, 1}. Y(perturbed) is
--- y_original − c. known = correct closed book, golden = the context holds
--- an answer. y_original (and so y_perturbed) is NaN for an instance
--- without its y_original row.
+-- RARE · rare_retrieval_questions
+-- RARE's retrieval cells: one row per (model, question, retriever), the
+-- retriever being the retrieval variant's kind (bm25_top3, emb_<name>_top3),
+-- with the mean f over its outcomes.
+CREATE VIEW IF NOT EXISTS robustream.rare_retrieval_questions AS
+SELECT
+    model_id, question_id, retriever, pattern, hops, domain, published_at,
+    last_evaluated AS evaluated_at,
+    cnt AS n,
+    f_sum,
+    f_sum / cnt AS retrieval_robustness
+FROM
+(
+    SELECT
+        model_id, question_id, kind AS retriever, pattern, hops, domain, published_at,
+        max(evaluated_at) AS last_evaluated,
+        count() AS cnt,
+        sum(value) AS f_sum
+    FROM robustream.outcomes FINAL
+    WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross') AND axis = 'retrieval'
+    GROUP BY model_id, question_id, kind, pattern, hops, domain, published_at
+);
+
+-- SURE · sure_instances
+-- SURE (§3.4): one row per (model, perturbed instance), from its two outcomes
+-- (metric c and y_original). Y(perturbed) = y_original − c. known = correct
+-- closed book, golden = the context holds an answer. y_original (and so
+-- y_perturbed) is NaN for an instance without its y_original row.
 CREATE VIEW IF NOT EXISTS robustream.sure_instances AS
 SELECT
     model_id, question_id, variant_id, axis, kind, known, golden,
@@ -106,16 +125,16 @@ FROM
 )
 WHERE c_rows > 0;
 
+-- GRADE · grade_questions
 -- GRADE (§3.3): one row per (model, question, D_r aggregation) with the
 -- question's correctness under top-k retrieval (grade outcomes: value 1 =
 -- correct), its hops and its difficulty. sim_func comes from the question
 -- (robustream.questions, latest version): D_r from different similarity
--- functions must never share quartiles ('' when the question row is
--- missing). dr_agg names how the question's chunk similarities were
--- collapsed into D_r (GRADE Table 3): min is the outcome's d_r (GRADE's
--- default, 1 − the least similar chunk), mean and power_mean (p = −2) are
--- read from the question's QA scores named dr_mean and dr_power_mean when
--- the question stage records them, and are absent otherwise.
+-- functions never share quartiles ('' when the question row is missing).
+-- dr_agg names how the question's chunk similarities were collapsed into D_r
+-- (GRADE Table 3): min is the outcome's d_r, mean and power_mean (p = −2) are
+-- the question's QA scores dr_mean and dr_power_mean when the question stage
+-- records them, and absent otherwise.
 CREATE VIEW IF NOT EXISTS robustream.grade_questions AS
 SELECT
     model_id, question_id, sim_func, dr_agg, difficulty, hops, pattern, domain,
@@ -159,10 +178,10 @@ ARRAY JOIN
     [q_dr, q_dr_mean, q_dr_power_mean] AS difficulty
 WHERE NOT isNaN(difficulty);
 
--- PRGB: one row per data point, a (model, question), with its score, the
--- mean over its placeholder variants. The PRGB family records a data
--- point's task class (filtering, combination, reasoning) as the outcomes'
--- metric.
+-- PRGB · prgb_points
+-- PRGB: one row per data point, a (model, question), with its score, the mean
+-- over its placeholder variants. The PRGB family records a data point's task
+-- class (filtering, combination, reasoning) as the outcomes' metric.
 CREATE VIEW IF NOT EXISTS robustream.prgb_points AS
 SELECT
     model_id, question_id, task_class, pattern, hops, domain, published_at,
