@@ -32,7 +32,10 @@ var (
 	ErrUnavailable = errors.New("unavailable")
 	// ErrRejected: the service refused the request itself (HTTP 400, 401,
 	// 403, 404, 422 and the other 4xx but 408 and 429): a wrong URL, model
-	// name or key, or a prompt it will not take. Retrying cannot help.
+	// name or key, or a prompt it will not take; or it answered 2xx with a
+	// reply that lacks what the configuration says it holds (no answer at
+	// a RAG endpoint's answer_field). Retrying cannot help: the same
+	// request gets the same refusal or the same reply.
 	ErrRejected = errors.New("rejected")
 )
 

@@ -208,8 +208,9 @@ func (r *RAGEndpoint) String() string {
 
 // Answer implements Model: it sends q.Question alone (the service retrieves
 // its own contexts) and returns the answer, trimmed, with the contexts the
-// service reports. A reply without the answer field is an ErrUnavailable
-// error naming the path. Token counts are zero: a black box does not say.
+// service reports. A reply without the answer field is an ErrRejected
+// error (permanent: the same question gets a reply of the same shape)
+// naming the path, where it stopped and the keys that were there. Token counts are zero: a black box does not say.
 func (r *RAGEndpoint) Answer(ctx context.Context, q Query) (Answer, error) {
 	endpoint := endpointName(r.url)
 	u, body := r.url, any(nil)
@@ -239,13 +240,13 @@ func (r *RAGEndpoint) Answer(ctx context.Context, q Query) (Answer, error) {
 	case json.Number:
 		ans.Text = v.String()
 	case nil:
-		return Answer{}, r.remote.malformed(endpoint, "no answer at %s", strings.Join(r.answerPath, "."))
+		return Answer{}, r.remote.mismatch(endpoint, "no answer at answer_field %s: %s", strings.Join(r.answerPath, "."), PathMiss(reply, r.answerPath))
 	default:
-		return Answer{}, r.remote.malformed(endpoint, "the answer at %s is %s, not a string", strings.Join(r.answerPath, "."), jsonKind(v))
+		return Answer{}, r.remote.mismatch(endpoint, "the answer at answer_field %s is %s, not a string", strings.Join(r.answerPath, "."), jsonKind(v))
 	}
 	if r.contextsPath != nil {
 		if ans.Contexts, err = r.contexts(lookupPath(reply, r.contextsPath)); err != nil {
-			return Answer{}, r.remote.malformed(endpoint, "contexts at %s: %v", strings.Join(r.contextsPath, "."), err)
+			return Answer{}, r.remote.mismatch(endpoint, "contexts at contexts_field %s: %v", strings.Join(r.contextsPath, "."), err)
 		}
 	}
 	return ans, nil
@@ -312,6 +313,47 @@ func lookupPath(v any, path []string) any {
 		}
 	}
 	return v
+}
+
+// PathMiss says where path stops leading anywhere in the decoded JSON v:
+// the first segment not found and the keys (or the length of the list)
+// that were there, such as `no key "data" at the top level; keys there:
+// answer, sources`. It is for errors: a misconfigured answer_field is fixed
+// by reading it.
+func PathMiss(v any, path []string) string {
+	at := "the top level"
+	for i, seg := range path {
+		switch cur := v.(type) {
+		case map[string]any:
+			next, ok := cur[seg]
+			if !ok {
+				keys := make([]string, 0, len(cur))
+				for k := range cur {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				have := "none"
+				if len(keys) > 0 {
+					have = strings.Join(keys, ", ")
+				}
+				return fmt.Sprintf("no key %q at %s; keys there: %s", seg, at, have)
+			}
+			if next == nil {
+				return fmt.Sprintf("%s is null", strings.Join(path[:i+1], "."))
+			}
+			v = next
+		case []any:
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 || n >= len(cur) {
+				return fmt.Sprintf("no item %q in the list at %s of %d item(s)", seg, at, len(cur))
+			}
+			v = cur[n]
+		default:
+			return fmt.Sprintf("%s is %s, which has no key %q", at, jsonKind(cur), seg)
+		}
+		at = strings.Join(path[:i+1], ".")
+	}
+	return at + " is present"
 }
 
 // jsonKind names the JSON type of a decoded value, for errors.

@@ -138,12 +138,17 @@ func TestRAGEndpointErrors(t *testing.T) {
 	f(400, `{"detail": "question too long"}`, ErrRejected, "question too long")
 	f(403, `{"error": "key `+ragToken+` has no access"}`, ErrRejected, "key [redacted] has no access")
 	f(200, `{"data": {"answer": "x"`, ErrUnavailable, "malformed response")
-	f(200, `{"data": {"text": "x"}}`, ErrUnavailable, "no answer at data.answer")
-	f(200, `{"data": {"answer": null}}`, ErrUnavailable, "no answer at data.answer")
-	f(200, `{"data": {"answer": {"text": "x"}}}`, ErrUnavailable, "the answer at data.answer is an object, not a string")
-	f(200, `{"data": {"answer": "x", "sources": "one"}}`, ErrUnavailable, "contexts at data.sources: a string, not a list")
-	f(200, `{"data": {"answer": "x", "sources": [{"body": "?"}]}}`, ErrUnavailable, "item 0 has none of the text fields text, content, page_content, chunk")
-	f(200, `{"data": {"answer": "x", "sources": [7]}}`, ErrUnavailable, "item 0 is a number")
+	// A reply that lacks what the configuration names is permanent, and
+	// the error says where the path stopped and what was there.
+	f(200, `{"data": {"text": "x", "score": 1}}`, ErrRejected, `no answer at answer_field data.answer: no key "answer" at data; keys there: score, text`)
+	f(200, `{"result": {"answer": "x"}}`, ErrRejected, `no key "data" at the top level; keys there: result`)
+	f(200, `{"data": ["x"]}`, ErrRejected, `no item "answer" in the list at data of 1 item(s)`)
+	f(200, `{"data": "x"}`, ErrRejected, `data is a string, which has no key "answer"`)
+	f(200, `{"data": {"answer": null}}`, ErrRejected, "no answer at answer_field data.answer: data.answer is null")
+	f(200, `{"data": {"answer": {"text": "x"}}}`, ErrRejected, "the answer at answer_field data.answer is an object, not a string")
+	f(200, `{"data": {"answer": "x", "sources": "one"}}`, ErrRejected, "contexts at contexts_field data.sources: a string, not a list")
+	f(200, `{"data": {"answer": "x", "sources": [{"body": "?"}]}}`, ErrRejected, "item 0 has none of the text fields text, content, page_content, chunk")
+	f(200, `{"data": {"answer": "x", "sources": [7]}}`, ErrRejected, "item 0 is a number")
 }
 
 func TestNewRAGEndpointValidation(t *testing.T) {

@@ -128,6 +128,13 @@ func (r *remote) malformed(endpoint string, format string, args ...any) *CallErr
 	return r.fail(endpoint, 0, ErrUnavailable, "malformed response: "+fmt.Sprintf(format, args...), nil)
 }
 
+// mismatch is the error of a 2xx reply that lacks what the configuration
+// says it holds: permanent (ErrRejected), since the same request gets the
+// same reply.
+func (r *remote) mismatch(endpoint string, format string, args ...any) *CallError {
+	return r.fail(endpoint, 0, ErrRejected, "reply does not match the configuration: "+fmt.Sprintf(format, args...), nil)
+}
+
 // call sends one request to u (a JSON body when body is not nil) and
 // returns the body of a 2xx reply. Every error is a *CallError naming the
 // endpoint, except when ctx itself ends.

@@ -51,7 +51,9 @@ type dispatcher struct {
 	rps     *rate.Limiter
 	tps     *rate.Limiter
 	breaker *streams.Breaker
-	now     func() time.Time
+	// health declares the model down when it keeps failing (down.go).
+	health health
+	now    func() time.Time
 }
 
 // loadReporter is implemented by models whose server reports its queue
@@ -97,21 +99,46 @@ func (d *dispatcher) call(ctx context.Context, q provider.Query) (provider.Answe
 			return provider.Answer{}, 0, fmt.Errorf("tokens_per_second: %w", err)
 		}
 	}
-	trial, err := d.breaker.Allow()
+	// A model declared down fails at once, but for one probe now and then,
+	// which goes past the breaker: it is what lifts the state.
+	probe, err := d.health.allow(d.now())
 	if err != nil {
-		return provider.Answer{}, 0, err
+		return provider.Answer{}, 0, fmt.Errorf("model %s: %w", d.model.ID(), err)
+	}
+	trial := false
+	if !probe {
+		if trial, err = d.breaker.Allow(); err != nil {
+			return provider.Answer{}, 0, err
+		}
 	}
 	if err := d.gate.acquire(ctx, prefixKey(q.Contexts)); err != nil {
-		d.breaker.Done(trial, nil, true)
+		if !probe {
+			d.breaker.Done(trial, nil, true)
+		}
+		d.health.done(probe, err, true, d.now())
 		return provider.Answer{}, 0, err
 	}
 	start := d.now()
 	a, err := d.model.Answer(ctx, q)
-	latency := d.now().Sub(start)
+	end := d.now()
+	latency := end.Sub(start)
 	err = classify(err)
 	d.gate.release(outcomeOf(err), latency)
-	d.breaker.Done(trial, err, ctx.Err() != nil)
+	if !probe {
+		d.breaker.Done(trial, err, ctx.Err() != nil)
+	}
+	d.health.done(probe, err, ctx.Err() != nil, end)
 	return a, latency, err
+}
+
+// Down reports whether model id is declared down (ErrModelDown) and the
+// error of its last failed call.
+func (s *Stage) Down(id string) (bool, error) {
+	d, ok := (*s.models.Load())[id]
+	if !ok {
+		return false, nil
+	}
+	return d.health.isDown()
 }
 
 // prefixKey names what a prompt shares with others: its contexts, which
