@@ -9,12 +9,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/jsonl"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -23,6 +27,9 @@ type sourceCase struct {
 	name      string
 	finite    func(t *testing.T) streams.Source
 	unbounded func(t *testing.T) streams.Source
+	// edit, when set, changes the text of exactly one document of what
+	// finite reads (the "versions" subtest, which runs last).
+	edit func(t *testing.T)
 }
 
 // TestSourceConformance is the contract every source must meet (STYLE:
@@ -31,8 +38,30 @@ type sourceCase struct {
 // its text as content hash, a deterministic id and a non-empty text; a
 // finite run returns nil; an unbounded run returns nil soon after its
 // context is cancelled; an error from emit is returned, not swallowed.
+// Through sources.Versioned, a second run over unchanged content (a new
+// source, the version state restored: a restart) emits nothing, and after
+// one document is edited exactly one new version.
 func TestSourceConformance(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	broker, err := streams.StartBroker(t.TempDir(), "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	kafka, err := streams.NewKafka(broker.ClientConfig().WithPartitions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kafka.Close()
+	jsonlFile := filepath.Join(t.TempDir(), "docs.jsonl")
+	jsonlLines := []string{
+		`{"id":"r1","title":"Alpha","text":"Acme Corp's revenue in 2025 was $4.2 billion.","published_at":"2026-01-05"}`,
+		`{"id":"r2","text":"Globex hired 450 engineers.","published_at":"2026-02-05","domain":"finance"}`,
+		`{"id":"r3","text":"Initech appointed Peter Gibbons as chief operating officer."}`,
+	}
+	if err := os.WriteFile(jsonlFile, []byte(strings.Join(jsonlLines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	folder := t.TempDir()
 	for name, text := range map[string]string{
 		"a.md":   "# Alpha\n\nAcme Corp's revenue in 2025 was $4.2 billion.\n",
@@ -76,6 +105,37 @@ func TestSourceConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				return s
+			},
+			edit: func(t *testing.T) {
+				if err := os.WriteFile(filepath.Join(folder, "c.txt"), []byte("Initech appointed Bill Lumbergh.\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		{
+			name: "jsonl",
+			finite: func(t *testing.T) streams.Source {
+				s, err := jsonl.New(jsonl.Config{Path: jsonlFile}, quiet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			unbounded: func(t *testing.T) streams.Source {
+				// A month between the two dated records, at a speed that
+				// makes it years: the replay waits until cancelled.
+				s, err := jsonl.New(jsonl.Config{Path: jsonlFile, Speed: 1e-3}, quiet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return s
+			},
+			edit: func(t *testing.T) {
+				lines := slices.Clone(jsonlLines)
+				lines[1] = `{"id":"r2","text":"Globex hired 460 engineers.","published_at":"2026-02-05","domain":"finance"}`
+				if err := os.WriteFile(jsonlFile, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			},
 		},
 	}
@@ -149,6 +209,44 @@ func TestSourceConformance(t *testing.T) {
 					}
 				case <-time.After(5 * time.Second):
 					t.Fatal("unbounded source ignored cancellation")
+				}
+			})
+			t.Run("versions", func(t *testing.T) {
+				ctx := context.Background()
+				run := func() (versions []uint32) {
+					st := streams.NewState(kafka, "source.conformance."+c.name)
+					if err := st.RestoreAll(ctx); err != nil {
+						t.Fatal(err)
+					}
+					v := sources.NewVersioned(c.finite(t), st, kafka.Partitions())
+					err := v.Run(ctx, func(_ context.Context, rs ...streams.Record) error {
+						for _, r := range rs {
+							var d schemas.DocumentVersion
+							if err := schemas.Decode(r.Value, &d); err != nil {
+								t.Fatal(err)
+							}
+							versions = append(versions, d.Version)
+						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return versions
+				}
+				first := run()
+				if len(first) == 0 || slices.ContainsFunc(first, func(v uint32) bool { return v != 1 }) {
+					t.Fatalf("first run: versions %v, want all 1", first)
+				}
+				if again := run(); len(again) != 0 {
+					t.Fatalf("unchanged content emitted %d versions again", len(again))
+				}
+				if c.edit == nil {
+					return
+				}
+				c.edit(t)
+				if edited := run(); len(edited) != 1 || edited[0] != 2 {
+					t.Fatalf("one edited document: versions %v, want [2]", edited)
 				}
 			})
 		})

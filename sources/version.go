@@ -13,7 +13,8 @@ import (
 
 // Versioned wraps a source so that a document whose content is unchanged
 // (same content hash) is not emitted again, and a changed one gets the next
-// version number (docs/architecture.md, Stages). The last (version, hash) of
+// version number (docs/architecture.md, Stages). A deletion (Deletion) is a
+// version like any other; one of a document never emitted is dropped. The last (version, hash) of
 // every document lives in a changelogged state, so this holds across
 // restarts.
 type Versioned struct {
@@ -23,8 +24,10 @@ type Versioned struct {
 
 	// Unchanged counts documents dropped because their content was seen.
 	Unchanged atomic.Int64
-	// Emitted counts document versions written.
+	// Emitted counts document versions written, deletions included.
 	Emitted atomic.Int64
+	// Deleted counts the deletions among them (MetaDeleted).
+	Deleted atomic.Int64
 }
 
 // NewVersioned wraps src; state must be restored (RestoreAll) before Run.
@@ -55,6 +58,11 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 			}
 			prevVersion, prevHash := v.last(d.DocID)
 			if prevHash == d.ContentHash {
+				v.Unchanged.Add(1)
+				continue
+			}
+			if IsDeletion(&d) && prevHash == "" {
+				// Nothing of this document was emitted: nothing to retire.
 				v.Unchanged.Add(1)
 				continue
 			}
@@ -91,6 +99,11 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 			}
 		}
 		v.Emitted.Add(int64(len(seen)))
+		for _, d := range seen {
+			if IsDeletion(d) {
+				v.Deleted.Add(1)
+			}
+		}
 		return v.state.Flush(ctx)
 	})
 }

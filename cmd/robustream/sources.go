@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/jsonl"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -26,11 +29,11 @@ type sourceKind struct {
 
 // sourceKinds is the source registry: adding a kind is a file defining it
 // and one line here.
-var sourceKinds = []sourceKind{demoSource, dirSource}
+var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource}
 
 // plannedSources are kinds the documentation names that this build does not
 // have: asking for one is a clear error, not "unknown".
-var plannedSources = []string{"jsonl", "rss", "kafka"}
+var plannedSources = []string{"rss", "atom", "kafka"}
 
 var demoSource = sourceKind{
 	name:  "demo",
@@ -57,6 +60,41 @@ var dirSource = sourceKind{
 	build: func(e *engine, arg string, finite bool) (streams.Source, error) {
 		return dir.New(dir.Config{Path: arg, Watch: !finite}, e.log)
 	},
+}
+
+var jsonlSource = sourceKind{
+	name:  "jsonl",
+	usage: "jsonl:PATH[?speed=N]",
+	check: func(arg string) error {
+		_, _, err := jsonlArg(arg)
+		return err
+	},
+	build: func(e *engine, arg string, finite bool) (streams.Source, error) {
+		path, speed, err := jsonlArg(arg)
+		if err != nil {
+			return nil, err
+		}
+		if finite {
+			speed = 0 // eval --once reads to the end without pauses
+		}
+		return jsonl.New(jsonl.Config{Path: path, Speed: speed}, e.log)
+	},
+}
+
+// jsonlArg splits "PATH?speed=N": N seconds of publication time replayed
+// per second (default 0, no pauses).
+func jsonlArg(arg string) (path string, speed float64, err error) {
+	path = arg
+	if p, v, ok := strings.Cut(arg, "?speed="); ok {
+		if speed, err = strconv.ParseFloat(v, 64); err != nil || speed < 0 || math.IsInf(speed, 0) || math.IsNaN(speed) {
+			return "", 0, fmt.Errorf("jsonl: speed %q is not a number >= 0 (jsonl:PATH?speed=N)", v)
+		}
+		path = p
+	}
+	if path == "" {
+		return "", 0, fmt.Errorf("jsonl: needs a path (jsonl:PATH)")
+	}
+	return path, speed, nil
 }
 
 // parseSourceSpec finds the kind of a --source value and checks its

@@ -181,10 +181,11 @@ func (s *Stage) paramsFor(source string) params {
 func (s *Stage) Name() string { return StageName }
 
 // Process implements streams.Processor. Malformed JSON, an unknown schema
-// version or a document without doc_id is permanent (dead-lettered); empty
-// text yields no chunks. The chunk id hashes (doc_id, text) only, not the
-// version, so a new version re-emits the ids of its unchanged pieces and
-// downstream work for them deduplicates (docs/methods.md, Chunking).
+// version or a document without doc_id is permanent (dead-lettered). The
+// chunk id hashes (doc_id, text) only, not the version, so a new version re-emits the ids of its unchanged pieces and
+// downstream work for them deduplicates (docs/methods.md, Chunking). A
+// document without text yields one empty chunk, which retires what its
+// earlier versions stated.
 func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record, error) {
 	var d schemas.DocumentVersion
 	if err := schemas.Decode(m.Value, &d); err != nil {
@@ -200,6 +201,13 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	var out []streams.Record
 	seen := make(map[string]bool)
 	pieces := s.paramsFor(d.Source).split(d.Text)
+	if len(pieces) == 0 {
+		// No text: a deleted document (sources.Deletion) or one emptied by
+		// an edit. One empty chunk carries the version on, so that the
+		// knowledge graph applies it as stating nothing and the document's
+		// questions retire (docs/methods.md, Chunking).
+		pieces = []Piece{{Kind: "text"}}
+	}
 	unique := 0
 	for _, p := range pieces {
 		if id := schemas.ID(d.DocID, p.Text); !seen[id] {

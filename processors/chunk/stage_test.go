@@ -128,7 +128,14 @@ func TestStageBadInput(t *testing.T) {
 	noID, _ := json.Marshal(map[string]any{"schema_version": 1, "text": "x"})
 	f("no doc_id", noID, true, 0)
 	empty, _ := json.Marshal(map[string]any{"schema_version": 1, "doc_id": "d", "text": "  \n\n "})
-	f("empty text", empty, false, 0)
+	// A version without text (a deletion) is one empty chunk, which carries
+	// the version to the knowledge graph so that its questions retire.
+	f("empty text", empty, false, 1)
+	recs, _ := s.Process(context.Background(), streams.Message{Value: empty})
+	var c schemas.Chunk
+	if len(recs) != 1 || schemas.Decode(recs[0].Value, &c) != nil || c.Text != "" || c.Chunks != 1 || c.DocID != "d" {
+		t.Errorf("empty text: got %+v, want one empty chunk of doc d that is the version's only one", c)
+	}
 
 	if _, err := NewStage(Config{MaxTokens: -1}); err == nil {
 		t.Error("NewStage accepted a negative budget")

@@ -81,9 +81,14 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if c.ChunkID == "" || c.DocID == "" {
 		return nil, streams.Permanent(errors.New("chunk has no chunk_id or doc_id"))
 	}
-	out, err := s.records(ctx, &c)
-	if err != nil {
-		return nil, err
+	var out []streams.Record
+	if strings.TrimSpace(c.Text) != "" {
+		// An empty chunk is a document version without text (a deletion):
+		// it states nothing, only its End record goes on.
+		var err error
+		if out, err = s.records(ctx, &c); err != nil {
+			return nil, err
+		}
 	}
 	end, err := endRecord(&c)
 	if err != nil {

@@ -1,0 +1,14 @@
+// Package jsonl holds the document record that teams' systems write
+// (Record: id, title, text, published_at, url, domain, metadata; the JSONL
+// line, the Kafka message value and the ingest API's item are all this
+// record) and the jsonl:PATH source, which replays a JSONL file of such
+// records in published_at order.
+//
+// A line that is not a valid record (malformed JSON, a field the format
+// does not have, no id or text, a date that is not one, a line over the
+// size limit) never stops the file: it is logged with its line number,
+// counted, and dead-lettered to rs.dlq with the line as the value and its
+// number as the offset.
+//
+// It must not import processors or sinks.
+package jsonl

@@ -1,0 +1,161 @@
+package jsonl
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
+	"github.com/robustream/robustream/streams"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func write(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "docs.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func collect(t *testing.T, s *Source) (docs []schemas.DocumentVersion, dead []streams.Record) {
+	t.Helper()
+	err := s.Run(context.Background(), func(_ context.Context, recs ...streams.Record) error {
+		for _, r := range recs {
+			if r.Topic == streams.TopicDLQ {
+				dead = append(dead, r)
+				continue
+			}
+			var d schemas.DocumentVersion
+			if err := schemas.Decode(r.Value, &d); err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, dead
+}
+
+// TestReplayOrderAndSpeed: records come out in published_at order whatever
+// the file order, undated ones first; with a speed factor the pauses are
+// the publication gaps divided by it.
+func TestReplayOrderAndSpeed(t *testing.T) {
+	p := write(t,
+		`{"id":"c","text":"Initech hired 40 people.","published_at":"2026-03-01"}`,
+		`{"id":"a","text":"Acme opened a plant in Oslo.","published_at":"2026-01-01T00:00:00Z","title":"Acme","domain":"finance","url":"https://example.org/a","metadata":{"desk":"north","rank":3,"draft":false}}`,
+		`{"id":"u","text":"Undated note about Globex."}`,
+		`{"id":"b","text":"Globex sold 12 ships.","published_at":"2026-01-02"}`,
+	)
+	s, err := New(Config{Path: p, Speed: 3600}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pauses []time.Duration
+	s.sleep = func(_ context.Context, d time.Duration) error { pauses = append(pauses, d); return nil }
+	docs, dead := collect(t, s)
+	if len(dead) != 0 {
+		t.Fatalf("%d dead letters", len(dead))
+	}
+	var order []string
+	for _, d := range docs {
+		order = append(order, d.Metadata["record_id"])
+	}
+	if strings.Join(order, ",") != "u,a,b,c" {
+		t.Fatalf("order %v, want u,a,b,c", order)
+	}
+	// a→b is one day, b→c 58 days; at 3600× a day is 24 s.
+	if len(pauses) != 2 || pauses[0] != 24*time.Second || pauses[1] != 58*24*time.Second {
+		t.Errorf("pauses %v, want [24s 23m12s]", pauses)
+	}
+	a := docs[1]
+	if a.Title != "Acme" || a.Domain != "finance" || a.URI != "https://example.org/a" || a.Metadata["desk"] != "north" ||
+		a.Metadata["rank"] != "3" || a.Metadata["draft"] != "false" || !a.PublishedAt.Equal(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("record a became %+v", a)
+	}
+	if u := docs[0]; !u.PublishedAt.IsZero() || u.Domain != DefaultDomain || u.Metadata["published_at_from"] != "none" {
+		t.Errorf("an undated record got published_at %v, domain %q", u.PublishedAt, u.Domain)
+	}
+}
+
+// TestBadLinesAreDeadLettered: every kind of bad line is dead-lettered
+// with its line number, and the good lines around it still arrive.
+func TestBadLinesAreDeadLettered(t *testing.T) {
+	long := `{"id":"long","text":"` + strings.Repeat("x", 300) + `"}`
+	p := write(t,
+		`{"id":"ok1","text":"Acme opened a plant."}`,
+		`{"id":"broken","text":`,
+		``,
+		`{"id":"typo","text":"Globex.","publish_date":"2026-01-01"}`,
+		`{"text":"no id"}`,
+		`{"id":"empty","text":"   "}`,
+		`{"id":"baddate","text":"Initech.","published_at":"last Tuesday"}`,
+		`[1,2,3]`,
+		long,
+		`{"id":"nested","text":"x","metadata":{"a":{"b":1}}}`,
+		`{"id":"ok2","text":"Initech hired 40 people."}`,
+	)
+	s, err := New(Config{Path: p, MaxLineBytes: 200}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, dead := collect(t, s)
+	if len(docs) != 2 || docs[0].Metadata["record_id"] != "ok1" || docs[1].Metadata["record_id"] != "ok2" {
+		t.Fatalf("got %d documents, want ok1 and ok2", len(docs))
+	}
+	wantLines := []string{"2", "4", "5", "6", "7", "8", "9", "10"}
+	if len(dead) != len(wantLines) {
+		t.Fatalf("%d dead letters, want %d", len(dead), len(wantLines))
+	}
+	for i, r := range dead {
+		off, _ := streams.HeaderValue(r.Headers, streams.HeaderDLQOffset)
+		msg, _ := streams.HeaderValue(r.Headers, streams.HeaderDLQError)
+		if off != wantLines[i] || !strings.HasPrefix(msg, "line "+wantLines[i]+":") {
+			t.Errorf("dead letter %d: offset %s, error %q; want line %s", i, off, msg, wantLines[i])
+		}
+	}
+	if msg, _ := streams.HeaderValue(dead[1].Headers, streams.HeaderDLQError); !strings.Contains(msg, "publish_date") {
+		t.Errorf("unknown field not named: %q", msg)
+	}
+	if len(dead[6].Value) > maxDeadValue || !strings.HasPrefix(string(dead[6].Value), `{"id":"long"`) {
+		t.Errorf("over-long line's dead letter holds %d bytes", len(dead[6].Value))
+	}
+	if st := s.Stats(); st.Bad != 8 || st.Emitted != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestDeletedRecord: {"id":…, "deleted":true} is the document's deletion.
+func TestDeletedRecord(t *testing.T) {
+	p := write(t, `{"id":"a","deleted":true}`, `{"id":"b","deleted":true,"text":"x"}`)
+	s, err := New(Config{Path: p}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, dead := collect(t, s)
+	if len(docs) != 1 || !sources.IsDeletion(&docs[0]) || docs[0].DocID != DocID(SourceName, "a") {
+		t.Fatalf("got %+v, want the deletion of a", docs)
+	}
+	if len(dead) != 1 {
+		t.Errorf("a deleted record with text was not refused")
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	for _, c := range []Config{{}, {Path: t.TempDir()}, {Path: "/nonexistent/x.jsonl"}, {Path: "x", Speed: -1}} {
+		if _, err := New(c, quiet); err == nil {
+			t.Errorf("New(%+v) accepted", c)
+		}
+	}
+}
