@@ -78,8 +78,10 @@ type OpenAI struct {
 	id          string
 	model       string
 	endpoint    string
+	base        *url.URL // base_url as configured
 	completeURL *url.URL
 	embedURL    *url.URL
+	modelsURL   *url.URL // GET: the names the server serves
 	metricsURL  *url.URL // vLLM's Prometheus metrics, beside /v1
 	temperature float64
 	maxTokens   int
@@ -167,7 +169,9 @@ func NewOpenAI(id string, opts OpenAIOptions) (*OpenAI, error) {
 		id:          id,
 		model:       opts.Model,
 		endpoint:    opts.Endpoint,
+		base:        base,
 		embedURL:    base.JoinPath("embeddings"),
+		modelsURL:   base.JoinPath("models"),
 		temperature: opts.Temperature,
 		maxTokens:   opts.MaxTokens,
 		limits:      opts.Limits,
