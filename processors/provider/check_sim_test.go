@@ -85,4 +85,3 @@ func TestCheckOpenAI(t *testing.T) {
 		t.Errorf("embedder with a wrong name: %+v", e)
 	}
 }
-
