@@ -12,9 +12,11 @@ import (
 
 // Where a document's published_at came from, recorded in its metadata under
 // MetaPublishedFrom. Questions anchor to the period a fact belongs to, so
-// the date the document gives itself comes first, and the file's
-// modification time (often a copy or a package build) only when it gives
-// none.
+// only a date the document gives itself is one. The file's modification
+// time (often the day it was copied or a package was built) is kept as
+// provenance under MetaFileMtime and never becomes published_at: a
+// document without a date of its own has none, and its facts get no time
+// anchor unless their sentence has one.
 const (
 	// MetaPublishedFrom is the metadata key of the provenance.
 	MetaPublishedFrom = "published_at_from"
@@ -25,13 +27,18 @@ const (
 	// PublishedFromText: a dated line near the top ("Published: …",
 	// "Release date: …", "Date: …").
 	PublishedFromText = "text"
-	// PublishedFromFile: the file's modification time.
-	PublishedFromFile = "file_mtime"
+	// PublishedFromNone: the document gives no date; published_at is
+	// zero.
+	PublishedFromNone = "none"
+	// MetaFileMtime is the metadata key of the file's modification time
+	// (RFC 3339), provenance only.
+	MetaFileMtime = "file_mtime"
 )
 
 // publishedAt returns the document's publication date and where it came
-// from. text is the document's text as extracted; mtime the file's.
-func publishedAt(mime string, raw []byte, text string, mtime time.Time) (time.Time, string) {
+// from; zero and PublishedFromNone when the document gives none. text is
+// the document's text as extracted.
+func publishedAt(mime string, raw []byte, text string) (time.Time, string) {
 	var meta string
 	switch mime {
 	case "text/html":
@@ -53,7 +60,7 @@ func publishedAt(mime string, raw []byte, text string, mtime time.Time) (time.Ti
 	if t, ok := textDate(text); ok {
 		return t, PublishedFromText
 	}
-	return mtime.UTC(), PublishedFromFile
+	return time.Time{}, PublishedFromNone
 }
 
 // frontMatter splits a Markdown document's YAML front matter ("---" lines

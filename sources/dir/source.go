@@ -73,6 +73,7 @@ type Config struct {
 // Stats counts what the source did since it was created.
 type Stats struct {
 	Emitted int64 // documents emitted
+	Deleted int64 // deletions emitted for files that disappeared
 	// Skipped counts files skipped as malformed or unreadable, and entries
 	// that are not regular files (links, FIFOs, sockets, devices, loops),
 	// each once per warning.
@@ -94,8 +95,12 @@ type Source struct {
 	// hookBeforeOpen, nil outside tests, runs between an entry's listing
 	// and its open (beforeOpen).
 	hookBeforeOpen func(path string)
-	emitted        atomic.Int64
-	skipped        atomic.Int64
+	// listed holds the directories the current scan listed completely
+	// (deletion.go); owned by Run.
+	listed  map[string]bool
+	emitted atomic.Int64
+	skipped atomic.Int64
+	deleted atomic.Int64
 }
 
 // fileState is what a scan remembers of a file to notice changes cheaply:
@@ -146,7 +151,7 @@ func (s *Source) Name() string { return SourceName }
 
 // Stats returns the counters; safe to call while Run runs.
 func (s *Source) Stats() Stats {
-	return Stats{Emitted: s.emitted.Load(), Skipped: s.skipped.Load()}
+	return Stats{Emitted: s.emitted.Load(), Skipped: s.skipped.Load(), Deleted: s.deleted.Load()}
 }
 
 // Run implements streams.Source. Without Watch it emits every readable file
@@ -214,6 +219,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		return nil
 	}
 	present := make(map[string]bool)
+	s.listed = make(map[string]bool)
 	err := s.walk(ctx, present, func(f *openedFile) error {
 		defer f.f.Close()
 		path, info := f.path, f.info
@@ -261,6 +267,9 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		return err
 	}
 	if err := flush(); err != nil {
+		return err
+	}
+	if err := s.emitDeletions(ctx, emit, present); err != nil {
 		return err
 	}
 	s.forgetGone(present)
@@ -337,7 +346,7 @@ func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	sum := sha256.Sum256([]byte(text))
-	published, from := publishedAt(mime, raw, text, info.ModTime())
+	published, from := publishedAt(mime, raw, text)
 	d := &schemas.DocumentVersion{
 		DocID:       s.docID(path),
 		Version:     1, // the engine assigns versions (docs/architecture.md, Stages)
@@ -350,7 +359,8 @@ func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
 		ContentHash: hex.EncodeToString(sum[:]),
 		MIME:        mime,
 		Text:        text,
-		Metadata:    map[string]string{"path": path, MetaPublishedFrom: from},
+		Metadata: map[string]string{"path": path, MetaPublishedFrom: from,
+			MetaFileMtime: info.ModTime().UTC().Format(time.RFC3339)},
 	}
 	schemas.Stamp(d, schemas.ID(d.DocID, d.ContentHash))
 	return d, len(raw), nil

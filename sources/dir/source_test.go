@@ -132,8 +132,11 @@ func TestRunOnce(t *testing.T) {
 		if d.DocID != schemas.ID("dir", name) || d.URI != "file://"+abs || d.Source != "dir" || d.Domain != "economy" || d.Version != 1 {
 			t.Errorf("%s: identity fields %+v", name, d)
 		}
-		if !d.PublishedAt.Equal(mtime) || d.FetchedAt.IsZero() || d.ID != schemas.ID(d.DocID, d.ContentHash) {
-			t.Errorf("%s: published %v fetched %v id %q", name, d.PublishedAt, d.FetchedAt, d.ID)
+		// None of them gives a date: the modification time is provenance,
+		// not a publication date.
+		if !d.PublishedAt.IsZero() || d.Metadata[MetaFileMtime] != mtime.UTC().Format(time.RFC3339) ||
+			d.FetchedAt.IsZero() || d.ID != schemas.ID(d.DocID, d.ContentHash) {
+			t.Errorf("%s: published %v file_mtime %q fetched %v id %q", name, d.PublishedAt, d.Metadata[MetaFileMtime], d.FetchedAt, d.ID)
 		}
 	}
 	// binary, latin1, empty, blank, script-only, huge.

@@ -135,6 +135,8 @@ func (w *walker) dir(fd int, path string, up []fileID) error {
 		if len(names) == 0 {
 			return nil
 		}
+	} else if w.s.listed != nil {
+		w.s.listed[path] = true // an entry missing here is gone
 	}
 	slices.Sort(names)
 	for _, name := range names {
@@ -351,10 +353,12 @@ func (s *Source) warnOnce(path string, class, reason error) {
 }
 
 // forgetGone drops what is remembered of entries the last scan did not
-// meet: a file re-created later is new again, and warned about again.
+// meet: a file re-created later is new again, and warned about again. A
+// file the scan could not confirm gone (under a directory it could not
+// list) stays remembered, so that its deletion is not lost.
 func (s *Source) forgetGone(present map[string]bool) {
 	for p := range s.seen {
-		if !present[p] {
+		if !present[p] && s.gone(p, present) {
 			delete(s.seen, p)
 		}
 	}
