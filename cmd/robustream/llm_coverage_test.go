@@ -27,8 +27,9 @@ func TestCoverageLLMKindsNeedGenerator(t *testing.T) {
 			llmKinds = append(llmKinds, k.Name)
 		}
 	}
-	if len(llmKinds) != 3 {
-		t.Fatalf("LLM kinds in the registry: %v, want llm_grammar, llm_irrelevant, back_translation", llmKinds)
+	// RARE's three, and SURE's five on golden and noise contexts.
+	if len(llmKinds) != 3+2*5 {
+		t.Fatalf("LLM kinds in the registry: %v, want llm_grammar, llm_irrelevant, back_translation and SURE's style_simple, style_complex, source_llm, logic_llm_rerank, source_self (each also _noise)", llmKinds)
 	}
 	var last string
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {

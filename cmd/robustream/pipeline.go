@@ -72,8 +72,10 @@ func questionStage() stageSpec {
 // perturbKinds is the perturbation-kind registry, in emission order:
 // adding a kind is a perturb.Kind value and one line here. SURE's
 // spurious kinds (perturb.SpuriousKinds: ten kinds on golden and noise
-// contexts, and the two clean cells) come next, then PRGB's placeholder
-// variants (each with its noise documents).
+// contexts, and the two clean cells) come next, then SURE's LLM kinds
+// (perturb.SpuriousLLMKinds: style, source and LLM rerank, needing the
+// generator), then PRGB's placeholder variants (each with its noise
+// documents).
 var perturbKinds = slices.Concat([]perturb.Kind{
 	perturb.Char,
 	perturb.QWERTY,
@@ -82,7 +84,7 @@ var perturbKinds = slices.Concat([]perturb.Kind{
 	perturb.LLMIrrelevant,
 	perturb.AnswerRemoved,
 	perturb.BackTranslation,
-}, perturb.SpuriousKinds(), perturb.PlaceholderKinds(perturb.DefaultPlaceholders))
+}, perturb.SpuriousKinds(), perturb.SpuriousLLMKinds(), perturb.PlaceholderKinds(perturb.DefaultPlaceholders))
 
 // metricFamilies is the metric-family registry of pairing: adding a family
 // is a pair.Family value and one line here.
@@ -90,6 +92,7 @@ var metricFamilies = []pair.Family{
 	pair.RARE,
 	pair.SURE,
 	pair.PRGB,
+	pair.GRADE,
 }
 
 // checkKindFamilies checks that each perturbation kind and the metric
@@ -134,9 +137,9 @@ var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
 // perturbation kinds made outside perturb (perturb.Kind.Producer): each
 // reads the original variants from rs.variants and writes the slot's
 // variant, or a not-made marker, back to it. Perturb declares their slots
-// in every question's manifest, so pairing waits for them. This build has
-// none; the LLM kinds will land here, one line each.
-var variantProducers []stageSpec
+// in every question's manifest, so pairing waits for them: the retrieve
+// stage makes the retrieval axis (retrieve.go).
+var variantProducers = []stageSpec{retrieveStage()}
 
 // checkTopology verifies that every input of every stage has a producer: a
 // stage of the registry or a source, and that every perturbation kind made
@@ -212,7 +215,7 @@ func registry() []stageSpec {
 		processorStage(perturb.StageName, streams.TopicQuestions, []string{streams.TopicVariants}, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
-			pc.Kinds = perturbKinds
+			pc.Kinds = e.kinds()
 			st, err := perturb.NewStage(pc)
 			if err != nil {
 				return nil, err

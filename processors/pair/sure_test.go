@@ -2,6 +2,7 @@ package pair
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,8 +92,8 @@ func TestSURENamesAgree(t *testing.T) {
 	if SUREClean != perturb.KindSUREClean || SURENoiseSuffix != perturb.SURENoiseSuffix {
 		t.Fatalf("pair's SURE names %q %q differ from perturb's %q %q", SUREClean, SURENoiseSuffix, perturb.KindSUREClean, perturb.SURENoiseSuffix)
 	}
-	for _, k := range perturb.SpuriousKinds() {
-		if !SURE.Scores(k.Axis) || RARE.Scores(k.Axis) {
+	for _, k := range append(perturb.SpuriousKinds(), perturb.SpuriousLLMKinds()...) {
+		if !SURE.Scores(k.Axis) || RARE.Scores(k.Axis) || !slices.Equal(k.Families, []string{schemas.FamilySURE}) {
 			t.Errorf("%s: scored by SURE %v, by RARE %v", k.Slot(), SURE.Scores(k.Axis), RARE.Scores(k.Axis))
 		}
 	}
@@ -171,5 +172,57 @@ func TestSUREFixture(t *testing.T) {
 	}
 	if rare := query(`SELECT count() FROM robustream.outcomes WHERE family = 'rare'`); rare != "0\n" {
 		t.Errorf("RARE outcomes from spurious results: %s", rare)
+	}
+}
+
+// TestSURELLMKindsScored: SURE's LLM kinds are scored like the rule kinds:
+// each cell against the clean cell of its context type, under the kind's
+// name without the noise suffix, golden or not by the suffix, and C is
+// Y(clean) − Y(cell).
+func TestSURELLMKindsScored(t *testing.T) {
+	ref := schemas.QuestionRef{QuestionID: "q", Pattern: schemas.PatternSingle, Hops: 1, Domain: "finance", PublishedAt: t0}
+	s := &Set{Results: map[string]schemas.EvalResult{}}
+	add := func(kind string, closed, correct bool) {
+		axis := schemas.AxisSpurious
+		if closed {
+			axis = schemas.AxisClosedBook
+		}
+		s.Results["v-"+kind] = schemas.EvalResult{QuestionRef: ref, ModelID: "m", VariantID: "v-" + kind, ClosedBook: closed,
+			Axis: axis, Kind: kind, Correct: correct, EvaluatedAt: t0}
+	}
+	add(schemas.KindClosedBook, true, false)
+	add(SUREClean, false, true)                  // Y(original) golden 1
+	add(SUREClean+SURENoiseSuffix, false, false) // Y(original) noise 0
+	want := map[string]float64{}                 // variant id → c
+	for i, k := range perturb.SpuriousLLMKinds() {
+		noise := strings.HasSuffix(k.Name, SURENoiseSuffix)
+		y := i%4 < 2 // kinds alternately right and wrong on both context types
+		add(k.Name, false, y)
+		clean := 1.0 // Y(clean), golden
+		if noise {
+			clean = 0
+		}
+		want["v-"+k.Name] = clean - b2f(y)
+	}
+	got := map[string]float64{}
+	for _, o := range SUREOutcomes(s) {
+		if o.Family != schemas.FamilySURE || o.Axis != schemas.AxisSpurious {
+			t.Errorf("outcome %+v", o)
+		}
+		noise := strings.HasSuffix(strings.TrimPrefix(o.VariantID, "v-"), SURENoiseSuffix)
+		if o.Kind != strings.TrimSuffix(strings.TrimPrefix(o.VariantID, "v-"), SURENoiseSuffix) || o.Golden == noise || o.Known {
+			t.Errorf("%s: kind %q golden %v known %v", o.VariantID, o.Kind, o.Golden, o.Known)
+		}
+		if o.Metric == MetricC {
+			got[o.VariantID] = o.Value
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d C outcomes, want %d: %v", len(got), len(want), got)
+	}
+	for id, c := range want {
+		if got[id] != c {
+			t.Errorf("%s: C %v, want %v", id, got[id], c)
+		}
 	}
 }

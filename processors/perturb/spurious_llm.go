@@ -19,7 +19,7 @@ import (
 // cell. Causal features are kept as for the rule kinds (a golden variant
 // keeps an accepted answer, a noise variant gains none) and, since a
 // rewrite may change what the text says, both directions of entailment are
-// asked of the generator (docs/methods.md, Spurious features (SURE §3.2–3.4, Appendix B)).
+// asked of the generator (docs/methods.md, SURE's LLM kinds).
 const (
 	// KindStyleSimple: basic words and short, simple sentences.
 	KindStyleSimple = "style_simple"
@@ -57,7 +57,7 @@ var (
 	// ErrSelfSource is why source_self is never made in this build: its
 	// rewrite must come from each model under test (a variant per model),
 	// which neither perturb nor fan-out can make yet.
-	ErrSelfSource = errors.New("not built: source_self needs each model under test to rewrite the context itself (a per-model variant); see docs/methods.md, Spurious features")
+	ErrSelfSource = errors.New("not built: source_self needs each model under test to rewrite the context itself (a per-model variant); see docs/methods.md, SURE's LLM kinds")
 )
 
 // SpuriousLLMKinds returns SURE's LLM kinds to register: each on the golden
