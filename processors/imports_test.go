@@ -25,7 +25,9 @@ type listed struct {
 // TestStagesImportNoOtherStage enforces how the packages under processors/
 // depend on the rest of the module: a stage package may import streams,
 // schemas, processors/text and processors/provider from this module, never
-// another stage package; processors/text imports nothing from this module;
+// another stage package; processors/metrics (the metric families' one
+// home, read by pairing and by cmd) imports only schemas; processors/text
+// imports nothing from this module;
 // and processors/provider imports only processors/text. Shared text handling
 // therefore lives in processors/text and the models and services stages
 // consume in processors/provider, where every stage gets the same one,
@@ -62,7 +64,8 @@ func TestStagesImportNoOtherStage(t *testing.T) {
 	module := pkgs[0].Module.Path
 	text := module + "/processors/text"
 	provider := module + "/processors/provider"
-	allowed := []string{module + "/streams", module + "/schemas", text, provider}
+	metricsPkg := module + "/processors/metrics"
+	allowed := []string{module + "/streams", module + "/schemas", text, provider, metricsPkg}
 	imported := map[string]bool{} // shared package → some package imports it
 	for _, p := range pkgs {
 		for _, imp := range p.Imports {
@@ -73,6 +76,8 @@ func TestStagesImportNoOtherStage(t *testing.T) {
 			switch {
 			case p.ImportPath == text:
 				t.Errorf("%s imports %s: processors/text must not import any package of this module", p.ImportPath, imp)
+			case p.ImportPath == metricsPkg && imp != module+"/schemas":
+				t.Errorf("%s imports %s: processors/metrics may import only schemas of this module (the families' one home, shared by the stages and cmd)", p.ImportPath, imp)
 			case p.ImportPath == provider && imp != text:
 				t.Errorf("%s imports %s: processors/provider may import only processors/text of this module "+
 					"(no stage package, and no streams or schemas: providers know nothing of Kafka or events)", p.ImportPath, imp)

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/robustream/robustream/processors/metrics"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
 )
@@ -150,9 +151,9 @@ func (s *server) handler() http.Handler {
 	// Dashboard panels: fixed read-only queries, JSON.
 	mux.HandleFunc("GET /api/series", s.series)
 	mux.HandleFunc("GET /api/kinds", s.kinds)
-	mux.HandleFunc("GET /api/grade", s.windowedPanel(gradeQuery, gradeSince))
-	mux.HandleFunc("GET /api/sure", s.windowedPanel(sureQuery, sureSince))
-	mux.HandleFunc("GET /api/prgb", s.windowedPanel(prgbQuery, prgbSince))
+	mux.HandleFunc("GET /api/grade", s.windowedPanel(metrics.GRADEPanel))
+	mux.HandleFunc("GET /api/sure", s.windowedPanel(metrics.SUREPanel))
+	mux.HandleFunc("GET /api/prgb", s.windowedPanel(metrics.PRGBPanel))
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)
@@ -380,18 +381,23 @@ func (s *server) sql(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// scoreRow is one row of /api/scores.
+// scoreRow is one row of /api/scores; x_ci is the 95% confidence
+// interval of score x over questions (absent below two questions).
 type scoreRow struct {
-	Model     string   `json:"model"`
-	Baseline  bool     `json:"baseline"`
-	Axis      string   `json:"axis,omitempty"`
-	Kind      string   `json:"kind,omitempty"`
-	N         int64    `json:"n"`
-	Overall   *float64 `json:"overall,omitempty"`
-	Query     *float64 `json:"query,omitempty"`
-	Document  *float64 `json:"document,omitempty"`
-	Retrieval *float64 `json:"retrieval,omitempty"`
-	Score     *float64 `json:"score,omitempty"`
+	Model       string      `json:"model"`
+	Baseline    bool        `json:"baseline"`
+	Axis        string      `json:"axis,omitempty"`
+	Kind        string      `json:"kind,omitempty"`
+	N           int64       `json:"n"`
+	Overall     *float64    `json:"overall,omitempty"`
+	OverallCI   *[2]float64 `json:"overall_ci,omitempty"`
+	Query       *float64    `json:"query,omitempty"`
+	QueryCI     *[2]float64 `json:"query_ci,omitempty"`
+	Document    *float64    `json:"document,omitempty"`
+	DocumentCI  *[2]float64 `json:"document_ci,omitempty"`
+	Retrieval   *float64    `json:"retrieval,omitempty"`
+	RetrievalCI *[2]float64 `json:"retrieval_ci,omitempty"`
+	Score       *float64    `json:"score,omitempty"`
 }
 
 type scoresResponse struct {
@@ -422,36 +428,37 @@ func (s *server) scores(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(resp)
 }
 
+// ciOf is a row's interval of score x, nil when unknown.
+func ciOf(r metrics.Row, x string) *[2]float64 {
+	c := r.CI(x)
+	if !c.Known() {
+		return nil
+	}
+	return &[2]float64{float64(c[0]), float64(c[1])}
+}
+
 func (e *engine) loadScores(ctx context.Context) (scoresResponse, error) {
 	resp := scoresResponse{Models: []scoreRow{}, ByKind: []scoreRow{}, UpdatedAt: time.Now().UTC()}
-	out, err := e.ch.Query(ctx, reportQuery, "TabSeparated")
+	rows, err := metrics.Rows(ctx, e.ch.Query, metrics.RARE.Aggregation("rare_scores").Query(metrics.AllTime))
 	if err != nil {
 		return resp, err
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		c := strings.Split(line, "\t")
-		if len(c) < 6 {
-			continue
-		}
-		n, _ := strconv.ParseInt(c[1], 10, 64)
-		resp.Models = append(resp.Models, scoreRow{Model: c[0], Baseline: strings.HasPrefix(c[0], "builtin:"), N: n,
-			Overall: num(c[2]), Query: num(c[3]), Document: num(c[4]), Retrieval: num(c[5])})
+	for _, r := range rows {
+		resp.Models = append(resp.Models, scoreRow{Model: r["model_id"], Baseline: strings.HasPrefix(r["model_id"], "builtin:"), N: r.Count("n"),
+			Overall: num(r["overall"]), OverallCI: ciOf(r, "overall"), Query: num(r["query_robustness"]), QueryCI: ciOf(r, "query_robustness"),
+			Document: num(r["document_robustness"]), DocumentCI: ciOf(r, "document_robustness"),
+			Retrieval: num(r["retrieval_robustness"]), RetrievalCI: ciOf(r, "retrieval_robustness")})
 	}
 	// by_kind is RARE's mean f per kind: only f rows on RARE's axes, never
 	// the retrieval-hit rows a retrieving model also has under family
 	// rare (a hit rate, not a robustness score).
-	out, err = e.ch.Query(ctx, `SELECT model_id, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n)
-FROM robustream.robustness_1h WHERE `+rareWhere+` GROUP BY model_id, axis, kind ORDER BY model_id, axis, kind`, "TabSeparated")
+	rows, err = metrics.Rows(ctx, e.ch.Query, metrics.KindsQuery("robustream.robustness_1h", ""))
 	if err != nil {
 		return resp, err
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		c := strings.Split(line, "\t")
-		if len(c) < 5 {
-			continue
-		}
-		n, _ := strconv.ParseInt(c[3], 10, 64)
-		resp.ByKind = append(resp.ByKind, scoreRow{Model: c[0], Baseline: strings.HasPrefix(c[0], "builtin:"), Axis: c[1], Kind: c[2], N: n, Score: num(c[4])})
+	for _, r := range rows {
+		resp.ByKind = append(resp.ByKind, scoreRow{Model: r["model"], Baseline: strings.HasPrefix(r["model"], "builtin:"), Axis: r["axis"], Kind: r["kind"],
+			N: r.Count("cnt"), Score: num(r["score"])})
 	}
 	return resp, nil
 }
@@ -462,13 +469,6 @@ FROM robustream.robustness_1h WHERE `+rareWhere+` GROUP BY model_id, axis, kind 
 // on as a JSON array under "rows".
 
 const (
-	gradeQuery = `SELECT model_id AS model, sim_func, hops, dr_quartile AS quartile, n AS cnt,
-	error_rate, dr_min, dr_max
-FROM robustream.grade_matrix ORDER BY model, sim_func, hops, quartile`
-	sureQuery = `SELECT model_id AS model, axis, kind, n AS cnt, rr, wr, lr, acc_original, acc_perturbed
-FROM robustream.sure_kind_scores ORDER BY model, axis, kind`
-	prgbQuery = `SELECT model_id AS model, n AS cnt, score, all_correct_share, partial_share, all_wrong_share
-FROM robustream.prgb_scores ORDER BY model`
 	// The alerts with what their firing said (alert_summaries). ANY LEFT
 	// JOIN: 18.16 wants the strictness spelled out; chDB wants the aliases.
 	alertsQuery = `SELECT alert_id, rule, series, state, baseline, recent, p_value, fired, resolved, summary
@@ -564,70 +564,22 @@ func (s *server) windowOf(w http.ResponseWriter, r *http.Request) (dashWindow, s
 	return win, name, ok
 }
 
-// windowedPanel serves a panel over the request's window: the all-time
-// view for "all", else its row view from the window's start
-// (docs/queries.sql shows the same queries with fixed bounds).
-func (s *server) windowedPanel(all string, since func(string) string) http.HandlerFunc {
+// windowedPanel serves a panel over the request's window: its family's
+// aggregation (processors/metrics) over all time for "all", else from the
+// window's start.
+func (s *server) windowedPanel(query func(metrics.Window) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		win, _, ok := s.windowOf(w, r)
 		if !ok {
 			return
 		}
-		query := all
+		mw := metrics.AllTime
 		if win.since != "" {
-			query = since(win.since)
+			mw = metrics.Since(win.since)
 		}
-		rows, err := s.rows(r.Context(), query)
+		rows, err := s.rows(r.Context(), query(mw))
 		s.writeJSON(w, map[string]any{"rows": rows, "updated_at": time.Now().UTC()}, err)
 	}
-}
-
-// The windowed panels' queries, over the row views, with the columns of
-// their all-time counterparts. GRADE's quartiles are ranked over the
-// window's questions (D_r's minimum form, as grade_matrix).
-func gradeSince(since string) string {
-	return `SELECT model_id AS model, sim_func, hops, dr_quartile AS quartile, sum(row_n) AS cnt,
-	1 - avg(row_correct / row_n) AS error_rate, min(row_dr) AS dr_min, max(row_dr) AS dr_max
-FROM
-(
-	SELECT sim_func, tupleElement(row, 1) AS row_dr, tupleElement(row, 3) AS model_id, tupleElement(row, 4) AS hops,
-		tupleElement(row, 5) AS row_n, tupleElement(row, 6) AS row_correct, intDiv((rank - 1) * 4, total) + 1 AS dr_quartile
-	FROM
-	(
-		SELECT sim_func, sorted,
-			arrayCumSum(arrayMap(i -> if(i = 1 OR tupleElement(sorted[i], 2) != tupleElement(sorted[i - 1], 2), 1, 0), arrayEnumerate(sorted))) AS ranks,
-			ranks[length(ranks)] AS total
-		FROM
-		(
-			SELECT sim_func, arraySort(groupArray((difficulty, question_id, model_id, hops, n, correct))) AS sorted
-			FROM robustream.grade_questions
-			WHERE dr_agg = 'min' AND evaluated_at >= ` + since + `
-			GROUP BY sim_func
-		)
-	)
-	ARRAY JOIN sorted AS row, ranks AS rank
-)
-GROUP BY model_id, sim_func, hops, dr_quartile
-ORDER BY model, sim_func, hops, quartile`
-}
-
-func sureSince(since string) string {
-	return `SELECT model_id AS model, axis, kind, count() AS cnt,
-	countIf(c = 0) / count() AS rr, countIf(c = -1) / count() AS wr, countIf(c = 1) / count() AS lr,
-	avg(y_original) AS acc_original, avg(y_original) + countIf(c = -1) / count() - countIf(c = 1) / count() AS acc_perturbed
-FROM robustream.sure_instances
-WHERE evaluated_at >= ` + since + `
-GROUP BY model_id, axis, kind
-ORDER BY model, axis, kind`
-}
-
-func prgbSince(since string) string {
-	return `SELECT model_id AS model, count() AS cnt, avg(s) AS score,
-	countIf(s = 1) / count() AS all_correct_share, countIf(s > 0 AND s < 1) / count() AS partial_share,
-	countIf(s = 0) / count() AS all_wrong_share
-FROM (SELECT model_id, score AS s FROM robustream.prgb_points WHERE evaluated_at >= ` + since + `)
-GROUP BY model_id
-ORDER BY model`
 }
 
 // panel serves one fixed query.
@@ -650,11 +602,7 @@ func (s *server) series(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rows, err := s.rows(r.Context(), `SELECT model_id AS model, toString(family) AS fam, toUInt32(bucket) AS t,
-	sum(n) AS cnt, sum(value_sum) / sum(n) AS score
-FROM `+win.table+`
-WHERE `+win.filter+` AND ((`+rareWhere+`) OR family IN ('grade', 'prgb'))
-GROUP BY model, fam, t HAVING cnt > 0 ORDER BY model, fam, t`)
+	rows, err := s.rows(r.Context(), metrics.SeriesQuery(win.table, win.filter))
 	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
 }
 
@@ -665,10 +613,7 @@ func (s *server) kinds(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	rows, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt, sum(value_sum) / sum(n) AS score
-FROM `+win.table+`
-WHERE `+win.filter+` AND `+rareWhere+`
-GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
+	rows, err := s.rows(r.Context(), metrics.KindsQuery(win.table, win.filter))
 	s.writeJSON(w, map[string]any{"window": name, "rows": rows, "updated_at": time.Now().UTC()}, err)
 }
 

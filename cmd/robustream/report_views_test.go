@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robustream/robustream/processors/metrics"
 	"github.com/robustream/robustream/sinks/clickhouse"
 )
 
@@ -88,7 +89,7 @@ FROM robustream.rare_scores ORDER BY model_id`)
 	}
 }
 
-func round6(s rscore) string {
+func round6(s metrics.Score) string {
 	f := float64(s)
 	if f != f {
 		return "nan"

@@ -1,10 +1,6 @@
 package metrics
 
-import (
-	"strings"
-
-	"github.com/robustream/robustream/schemas"
-)
+import "github.com/robustream/robustream/schemas"
 
 // MetricCorrect is GRADE's outcome metric: 1 when the model answered
 // correctly from the top-k retrieved contexts, else 0.
@@ -191,14 +187,4 @@ FROM
 ` + gradeRanked(w) + `
 )
 GROUP BY sim_func, dr_agg, dr_quartile` + orderBy(o, "sim_func, dr_agg, dr_quartile")
-}
-
-// drAggOrder sorts D_r aggregations as DRAggregations lists them.
-func drAggOrder(a string) int {
-	for i, x := range DRAggregations {
-		if x == a {
-			return i
-		}
-	}
-	return len(DRAggregations) + strings.Compare(a, "")
 }

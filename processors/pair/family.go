@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/robustream/robustream/processors/metrics"
 	"github.com/robustream/robustream/schemas"
 )
 
@@ -41,29 +41,18 @@ func (f Family) Scores(axis string) bool { return slices.Contains(f.Axes, axis) 
 
 // AxisCross is the axis of RARE's cross cells (a perturbed query over a
 // perturbed context); perturb.AxisCross makes them, and a test checks the
-// two names agree. Spelled here because pair does not import perturb.
-const AxisCross = "cross"
+// two names agree. Declared with RARE in processors/metrics.
+const AxisCross = metrics.AxisCross
 
-// RAREAxes are the axes RARE scores (RARE §3.1–3.3; docs/methods.md, RARE's judge f and pairing): the
-// original variant and the cross cells for overall robustness (eq. 1),
-// the query and document perturbations (eqs. 2, 3) and each retriever's
-// top-k (eq. 4). Never SURE's spurious features nor PRGB's placeholders
-// and noise: those measure other things, on cells RARE's tables do not
-// have. The views filter on the same list (RAREAxesSQL).
-var RAREAxes = []string{schemas.AxisOriginal, schemas.AxisQuery, schemas.AxisDocument, schemas.AxisRetrieval, AxisCross}
+// RAREAxes are the axes RARE scores, as its one declaration
+// (metrics.RARE) gives them: pairing hands RARE only these results, and
+// RARE's views read only these axes (RAREWhere).
+var RAREAxes = metrics.RAREAxes
 
 // RAREWhere is the SQL condition selecting RARE's judge f rows on RARE's
-// axes, in robustream.outcomes and the rolling tables alike. The score
-// views (schemas/sql 030), docs/queries.sql and the dashboard's queries use
-// this text; a test checks the SQL files hold it verbatim, so the list of
-// axes has one home.
-func RAREWhere() string {
-	quoted := make([]string, len(RAREAxes))
-	for i, a := range RAREAxes {
-		quoted[i] = "'" + a + "'"
-	}
-	return "family = '" + schemas.FamilyRARE + "' AND metric = '" + MetricF + "' AND axis IN (" + strings.Join(quoted, ", ") + ")"
-}
+// axes (metrics.RAREWhere), in robustream.outcomes and the rolling tables
+// alike; the generated views, docs/queries.sql and the dashboard use it.
+func RAREWhere() string { return metrics.RAREWhere() }
 
 // RARE is RARE's judge f (Table 2) per contextual result.
 var RARE = Family{Name: schemas.FamilyRARE, Axes: RAREAxes, NeedsKnown: true, Outcomes: Outcomes}

@@ -16,26 +16,33 @@ import (
 	"github.com/robustream/robustream/streams"
 )
 
-// scoreViews are the score views of schemas/sql 030, 035 and 050: row
-// views first, then the all-time aggregations.
+// scoreViews are the score views of schemas/sql 030 and 050, generated
+// from processors/metrics: row views first, then the all-time
+// aggregations (retrieval_hit_rates, listed apart, is RARE's too).
 var scoreViews = []string{
-	"rare_question_scores", "sure_instances", "grade_questions", "prgb_points",
-	"rare_scores", "sure_scores", "sure_kind_scores", "grade_matrix", "grade_matrix_by_dr_agg", "prgb_scores", "prgb_task_scores",
+	"rare_question_scores", "rare_retrieval_questions", "sure_instances", "grade_questions", "prgb_points",
+	"rare_scores", "rare_retrieval_scores", "sure_scores", "sure_kind_scores", "sure_split_scores", "sure_model_scores",
+	"grade_matrix", "grade_matrix_by_dr_agg", "grade_dr_quartiles", "prgb_scores", "prgb_task_scores",
 }
 
 // viewColumns are the columns users and cmd/robustream read, in order.
 var viewColumns = map[string]string{
-	"rare_question_scores":   "model_id question_id pattern hops domain published_at evaluated_at n f_sum query_n query_sum document_n document_sum retrieval_n retrieval_sum overall query_robustness document_robustness retrieval_robustness",
-	"rare_scores":            "model_id overall query_robustness document_robustness retrieval_robustness n questions overall_pooled query_robustness_pooled document_robustness_pooled retrieval_robustness_pooled",
-	"sure_instances":         "model_id question_id variant_id axis kind known golden pattern hops domain published_at evaluated_at c y_original y_perturbed",
-	"sure_scores":            "model_id axis kind known golden n rr wr lr acc_original acc_perturbed",
-	"sure_kind_scores":       "model_id axis kind n rr wr lr acc_original acc_perturbed",
-	"grade_questions":        "model_id question_id sim_func dr_agg difficulty hops pattern domain published_at evaluated_at n correct accuracy",
-	"grade_matrix_by_dr_agg": "model_id hops dr_quartile n error_rate questions sim_func dr_agg error_rate_pooled dr_min dr_max",
-	"grade_matrix":           "model_id hops dr_quartile n error_rate questions sim_func error_rate_pooled dr_min dr_max",
-	"prgb_points":            "model_id question_id task_class pattern hops domain published_at evaluated_at variants score",
-	"prgb_scores":            "model_id n score all_correct_share partial_share all_wrong_share",
-	"prgb_task_scores":       "model_id task_class n score all_correct_share partial_share all_wrong_share",
+	"rare_question_scores":     "model_id question_id pattern hops domain published_at evaluated_at n f_sum query_n query_sum document_n document_sum retrieval_n retrieval_sum overall query_robustness document_robustness retrieval_robustness",
+	"rare_retrieval_questions": "model_id question_id retriever pattern hops domain published_at evaluated_at n f_sum retrieval_robustness",
+	"rare_retrieval_scores":    "model_id retriever n questions retrieval_robustness retrieval_robustness_pooled",
+	"sure_split_scores":        "model_id known golden n rr wr lr acc_original acc_perturbed",
+	"sure_model_scores":        "model_id n rr wr lr acc_original acc_perturbed",
+	"grade_dr_quartiles":       "sim_func dr_agg dr_quartile questions dr_min dr_max",
+	"rare_scores":              "model_id overall query_robustness document_robustness retrieval_robustness n questions overall_pooled query_robustness_pooled document_robustness_pooled retrieval_robustness_pooled",
+	"sure_instances":           "model_id question_id variant_id axis kind known golden pattern hops domain published_at evaluated_at c y_original y_perturbed",
+	"sure_scores":              "model_id axis kind known golden n rr wr lr acc_original acc_perturbed",
+	"sure_kind_scores":         "model_id axis kind n rr wr lr acc_original acc_perturbed",
+	"grade_questions":          "model_id question_id sim_func dr_agg difficulty hops pattern domain published_at evaluated_at n correct accuracy",
+	"grade_matrix_by_dr_agg":   "model_id hops dr_quartile n error_rate questions sim_func dr_agg error_rate_pooled dr_min dr_max",
+	"grade_matrix":             "model_id hops dr_quartile n error_rate questions sim_func error_rate_pooled dr_min dr_max",
+	"prgb_points":              "model_id question_id task_class pattern hops domain published_at evaluated_at variants score",
+	"prgb_scores":              "model_id n score all_correct_share partial_share all_wrong_share",
+	"prgb_task_scores":         "model_id task_class n score all_correct_share partial_share all_wrong_share",
 }
 
 func TestScoreViewColumns(t *testing.T) {
