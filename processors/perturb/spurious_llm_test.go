@@ -1,6 +1,7 @@
 package perturb
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
 	"os"
@@ -171,14 +172,25 @@ func TestSURELLMKindsRejected(t *testing.T) {
 }
 
 // TestSURELLMNeedsGenerator: without a generator every SURE LLM kind
-// (source_self included) is skipped, counted under "needs a generator",
-// and the server is never asked.
+// (source_self included) is skipped, counted under "needs a generator" for
+// every question, the server is never asked, and the log says so once.
 func TestSURELLMNeedsGenerator(t *testing.T) {
 	s, _ := sureLLMServer(t)
-	st := sureLLMStage(t)
-	vs, err := process(t, st, sNorthwind)
+	var logs bytes.Buffer
+	st, err := NewStage(Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, nil)), Kinds: SpuriousLLMKinds()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var vs []*schemas.Variant
+	for range 2 {
+		if vs, err = process(t, st, sNorthwind); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One warning names every kind the missing generator stops, once.
+	if lines := strings.Split(strings.TrimSpace(logs.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "needs a generator") ||
+		!strings.Contains(lines[0], KindStyleSimple+","+KindStyleSimple+SURENoiseSuffix) || !strings.Contains(lines[0], KindSourceSelf+SURENoiseSuffix) {
+		t.Errorf("log:\n%s\nwant one warning naming every LLM kind", logs.String())
 	}
 	if len(vs) != 1 || vs[0].Kind != KindOriginal {
 		t.Errorf("%d variants, want the original alone", len(vs))
@@ -189,7 +201,7 @@ func TestSURELLMNeedsGenerator(t *testing.T) {
 	}
 	for _, k := range kinds {
 		rs := st.SkipReasons()[k.Name]
-		if !k.NeedsLLM || st.Skipped()[k.Name] != 1 || len(rs) != 1 || rs[errNoGenerator.Error()] != 1 ||
+		if !k.NeedsLLM || st.Skipped()[k.Name] != 2 || len(rs) != 1 || rs[errNoGenerator.Error()] != 2 ||
 			!strings.Contains(errNoGenerator.Error(), "needs a generator") {
 			t.Errorf("%s: needs LLM %v, skipped %d, reasons %v", k.Name, k.NeedsLLM, st.Skipped()[k.Name], rs)
 		}

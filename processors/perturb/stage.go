@@ -344,12 +344,27 @@ func (s *Stage) skip(kind string, err error) {
 		s.reasons[kind] = map[string]int64{}
 	}
 	s.reasons[kind][reason]++
-	first := errors.Is(err, ErrUnavailable) && !s.warned[kind]
+	// Every LLM kind misses the same generator: one warning names them
+	// all, rather than a line per kind (thirteen with SURE's).
+	key := kind
+	if errors.Is(err, errNoGenerator) {
+		key = "\x00generator"
+	}
+	first := errors.Is(err, ErrUnavailable) && !s.warned[key]
 	if first {
-		s.warned[kind] = true
+		s.warned[key] = true
 	}
 	s.mu.Unlock()
-	if first {
+	switch {
+	case first && key != kind:
+		var llmKinds []string
+		for _, k := range s.kinds {
+			if k.NeedsLLM {
+				llmKinds = append(llmKinds, k.Name)
+			}
+		}
+		s.log.Warn("perturbation kinds unavailable; their variants are skipped", "stage", StageName, "kinds", strings.Join(llmKinds, ","), "err", err)
+	case first:
 		s.log.Warn("perturbation kind unavailable; its variants are skipped", "stage", StageName, "kind", kind, "err", err)
 	}
 }
