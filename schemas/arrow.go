@@ -54,6 +54,10 @@ const (
 	kindFloat64
 	kindFlag
 	kindDateTime
+	// kindList is an array the direct path takes only when the message
+	// leaves it out (an empty array); a message that carries one takes
+	// the struct path.
+	kindList
 )
 
 // Table describes how events of one type become rows of one table.
@@ -279,6 +283,10 @@ func strs[E Event](name string, get func(E) []string) Column {
 		})
 }
 
+// omittable is c, an array column of a table read straight from JSON,
+// whose value most messages leave out (kindList).
+func omittable(c Column) Column { return of(c, kindList) }
+
 func f64s[E Event](name string, get func(E) []float64) Column {
 	return column(name, "Array(Float64)", arrow.DataType(arrow.ListOfNonNullable(arrow.PrimitiveTypes.Float64)), get,
 		func(b *array.ListBuilder, v []float64) {
@@ -451,6 +459,16 @@ var (
 		dateTime("published_at", func(r *EvalResult) time.Time { return r.PublishedAt }),
 		dateTime("evaluated_at", func(r *EvalResult) time.Time { return r.EvaluatedAt }),
 		producedAt[*EvalResult](),
+		// Added by sql/110_eval_retrieval.sql on older data directories.
+		str("retriever", func(r *EvalResult) string { return r.Retriever }),
+		omittable(strs("retrieved", func(r *EvalResult) []string { return r.Retrieved })),
+		omittable(strs("retrieved_sources", func(r *EvalResult) []string { return r.RetrievedSources })),
+		omittable(f64s("retrieved_scores", func(r *EvalResult) []float64 { return r.RetrievedScores })),
+		flag("retrieval_hit", func(r *EvalResult) bool { return r.RetrievalHit }),
+		f64("retrieval_recall", func(r *EvalResult) float64 { return r.RetrievalRecall }),
+		f64("retrieval_precision", func(r *EvalResult) float64 { return r.RetrievalPrecision }),
+		f64("retrieval_rr", func(r *EvalResult) float64 { return r.RetrievalRR }),
+		str("index_state", func(r *EvalResult) string { return r.IndexState }),
 	)
 
 	// OutcomesTable stores Outcome (topic rs.outcomes), the table the rolling

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -12,7 +13,9 @@ import (
 // Every statement is idempotent (IF NOT EXISTS, MODIFY SETTING), so a
 // migration simply applies all of them every time; a changed definition of
 // an existing object ships as a new file that alters, or drops and
-// recreates, it.
+// recreates, it. A new column of an existing table ships as ALTER TABLE …
+// ADD COLUMN IF NOT EXISTS, which the runner applies on every version
+// (AddColumn), 18.16 included.
 //
 // A file named NNN_name.min-X.Y.sql is version-gated: it applies only to
 // engines whose ClickHouse version is X.Y or later (e.g. the deduplication
@@ -122,4 +125,27 @@ func versionPart(parts []string, i int) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// ColumnAdd is a DDL statement that adds a column where it is missing:
+// ALTER TABLE db.table ADD COLUMN IF NOT EXISTS name type.
+type ColumnAdd struct {
+	Database, Table, Column string
+	// Plain is the statement without IF NOT EXISTS, which ClickHouse 18.16
+	// does not parse: the migration runner runs it only when system.columns
+	// has no such column.
+	Plain string
+}
+
+var reAddColumn = regexp.MustCompile(`^ALTER TABLE (\w+)\.(\w+) ADD COLUMN IF NOT EXISTS (\w+) (.+)$`)
+
+// AddColumn reads stmt as a ColumnAdd; ok is false for any other
+// statement.
+func AddColumn(stmt string) (c ColumnAdd, ok bool) {
+	m := reAddColumn.FindStringSubmatch(strings.TrimSpace(stmt))
+	if m == nil || strings.Contains(m[4], ",") {
+		return ColumnAdd{}, false
+	}
+	return ColumnAdd{Database: m[1], Table: m[2], Column: m[3],
+		Plain: fmt.Sprintf("ALTER TABLE %s.%s ADD COLUMN %s %s", m[1], m[2], m[3], m[4])}, true
 }

@@ -74,7 +74,7 @@ func TestMigrations(t *testing.T) {
 				if loc := forbidden.FindStringIndex(s); loc != nil {
 					t.Errorf("%s: %q is not available on ClickHouse 18.16", m.Name, s[loc[0]:loc[1]])
 				}
-				if strings.HasPrefix(up, "ALTER") {
+				if _, add := AddColumn(s); strings.HasPrefix(up, "ALTER") && !add {
 					t.Errorf("%s: ALTER in an ungated file: %.60q", m.Name, s)
 				}
 			}
@@ -155,6 +155,56 @@ func TestTablesMatchDDL(t *testing.T) {
 		}
 		if tb.Schema().NumFields() != len(tb.Columns) {
 			t.Errorf("table %s: schema has %d fields for %d columns", tb.Name, tb.Schema().NumFields(), len(tb.Columns))
+		}
+	}
+}
+
+// TestAddColumn: every column the DDL adds to an existing table is read as
+// a ColumnAdd (the runner adds it where missing, 18.16 included), and is in
+// the table's CREATE as well, with the same type, so that new and upgraded
+// data directories have the same columns.
+func TestAddColumn(t *testing.T) {
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddl := ddlColumns(t)
+	adds := 0
+	for _, m := range ms {
+		for _, s := range m.Statements {
+			if !strings.Contains(s, "ADD COLUMN") {
+				continue
+			}
+			add, ok := AddColumn(s)
+			if !ok {
+				t.Errorf("%s: not read as a column add: %q", m.Name, s)
+				continue
+			}
+			adds++
+			if strings.Contains(add.Plain, "IF NOT EXISTS") || !strings.HasPrefix(add.Plain, "ALTER TABLE robustream."+add.Table+" ADD COLUMN "+add.Column+" ") {
+				t.Errorf("plain statement %q", add.Plain)
+			}
+			typ := strings.TrimPrefix(add.Plain, "ALTER TABLE robustream."+add.Table+" ADD COLUMN "+add.Column+" ")
+			found := false
+			for _, c := range ddl[add.Table] {
+				if c[0] == add.Column {
+					found = true
+					if c[1] != typ {
+						t.Errorf("%s.%s: CREATE says %s, ALTER %s", add.Table, add.Column, c[1], typ)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s.%s is added by %s but not in the CREATE", add.Table, add.Column, m.Name)
+			}
+		}
+	}
+	if adds < 9 {
+		t.Errorf("%d column adds, want the 9 retrieval columns of eval_results at least", adds)
+	}
+	for _, s := range []string{"ALTER TABLE robustream.t ADD COLUMN x String", "ALTER TABLE robustream.t ADD COLUMN IF NOT EXISTS x String, ADD COLUMN IF NOT EXISTS y String", "CREATE TABLE x"} {
+		if _, ok := AddColumn(s); ok {
+			t.Errorf("%q read as a single column add", s)
 		}
 	}
 }

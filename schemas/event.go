@@ -354,10 +354,36 @@ type EvalResult struct {
 	// FamilySample is the request's (EvalRequest.FamilySample), carried so
 	// that pairing and the metrics know the sample a result belongs to.
 	FamilySample map[string]string `json:"family_sample,omitempty"`
+
+	// Retriever names what retrieved the passages of Retrieved:
+	// RetrieverService for a model that retrieves its own, the kind of a
+	// built-in retriever's variant (bm25_top3); empty when nothing was
+	// retrieved. RetrievedSources and RetrievedScores are the passages'
+	// sources and scores where the retriever gives them (empty, or one per
+	// passage). RetrievalRecall, RetrievalPrecision and RetrievalRR are
+	// the result's retrieval metrics (docs/methods.md, Retrieval metrics).
+	Retriever          string    `json:"retriever,omitempty"`
+	RetrievedSources   []string  `json:"retrieved_sources,omitempty"`
+	RetrievedScores    []float64 `json:"retrieved_scores,omitempty"`
+	RetrievalRecall    float64   `json:"retrieval_recall,omitempty"`
+	RetrievalPrecision float64   `json:"retrieval_precision,omitempty"`
+	RetrievalRR        float64   `json:"retrieval_rr,omitempty"`
+	// IndexState is IndexNotIndexed for a result asked before the service
+	// had indexed the question's document (docs/methods.md, Freshness):
+	// stored, asked again later, and kept out of the robustness scores.
+	IndexState string `json:"index_state,omitempty"`
 }
 
 // Key implements Event.
 func (r *EvalResult) Key() string { return r.QuestionID }
+
+// RetrieverService is EvalResult.Retriever for a model that retrieves its
+// own contexts (a RAG service behind rag-endpoint).
+const RetrieverService = "service"
+
+// IndexNotIndexed is EvalResult.IndexState for a result asked before the
+// service had indexed the question's document.
+const IndexNotIndexed = "not_indexed"
 
 // Metric families, one per paper (docs/architecture.md, ClickHouse schema).
 const (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/segmentio/encoding/json"
 )
@@ -254,6 +256,8 @@ func kindFits(k colKind, t reflect.Type) bool {
 		return t.Kind() == reflect.Bool
 	case kindDateTime:
 		return t == timeType
+	case kindList:
+		return t.Kind() == reflect.Slice
 	}
 	return false
 }
@@ -421,6 +425,9 @@ func (t *Table) RowKey(r Row) string {
 // RecordOfRows builds one Arrow record of rows (from DecodeRow on t) with
 // buffers from mem; the caller releases it.
 func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
+	if rec := t.directRecord(mem, rows); rec != nil {
+		return rec
+	}
 	b := array.NewRecordBuilder(mem, t.schema)
 	defer b.Release()
 	b.Reserve(len(rows))
@@ -453,10 +460,148 @@ func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
 				fb.(*array.Float64Builder).Append(math.Float64frombits(v.n))
 			case kindDateTime:
 				fb.(*array.TimestampBuilder).Append(arrow.Timestamp(int64(v.n)))
+			case kindList: // left out of the message: empty
+				fb.(*array.ListBuilder).Append(true)
 			}
 		}
 	})
 	return b.NewRecord()
+}
+
+// directRecord is RecordOfRows for rows that all took the direct path,
+// or nil when one did not. Their lengths are known before anything is
+// copied, so each column's buffers are allocated once at their final size
+// and filled in place, without a builder's checks and bookkeeping per
+// value; the arrays are laid out as the builders lay them out (a validity
+// bitmap with every bit set, offsets, values), so the store reads the
+// same record either way.
+func (t *Table) directRecord(mem memory.Allocator, rows []Row) arrow.Record {
+	if len(rows) == 0 {
+		return nil
+	}
+	for _, r := range rows {
+		if r.ev != nil {
+			return nil
+		}
+	}
+	cols := make([]arrow.Array, len(t.Columns))
+	eachIndex(len(cols), len(rows), func(c int) { cols[c] = t.directColumn(mem, c, rows) })
+	for _, a := range cols {
+		if a == nil { // a column past the 2 GiB of 32-bit offsets
+			for _, a := range cols {
+				if a != nil {
+					a.Release()
+				}
+			}
+			return nil
+		}
+	}
+	rec := array.NewRecord(t.schema, cols, int64(len(rows)))
+	for _, a := range cols {
+		a.Release()
+	}
+	return rec
+}
+
+// directColumn builds column c of direct rows, or returns nil if its
+// strings do not fit 32-bit offsets.
+func (t *Table) directColumn(mem memory.Allocator, c int, rows []Row) arrow.Array {
+	n := len(rows)
+	col := t.Columns[c]
+	switch col.kind {
+	case kindString, kindEnum8, kindUint8, kindFlag, kindUint32, kindFloat64, kindDateTime:
+	default:
+		// A column the direct path reads only when the message leaves
+		// it out (an array): empty in every row.
+		b := array.NewBuilder(mem, col.Arrow)
+		defer b.Release()
+		b.Reserve(n)
+		for range n {
+			b.AppendEmptyValue()
+		}
+		return b.NewArray()
+	}
+	buffer := func(size int) *memory.Buffer {
+		buf := memory.NewResizableBuffer(mem)
+		buf.ResizeNoShrink(size)
+		return buf
+	}
+	valid := buffer(int(bitutil.BytesForBits(int64(n))))
+	bitutil.SetBitsTo(valid.Bytes(), 0, int64(n), true)
+	bufs := []*memory.Buffer{valid}
+	cell := func(r Row) cell { return r.st.cells[c*r.st.n+r.i] }
+	switch col.kind {
+	case kindString, kindEnum8:
+		total := 0
+		for _, r := range rows {
+			total += int(cell(r).ln &^ inExtra)
+		}
+		if total > math.MaxInt32 {
+			valid.Release()
+			return nil
+		}
+		offs, data := buffer(4*(n+1)), buffer(total)
+		o, d := arrow.Int32Traits.CastFromBytes(offs.Bytes()), data.Bytes()
+		pos := 0
+		for k, r := range rows {
+			o[k] = int32(pos)
+			pos += copy(d[pos:], r.str(c))
+		}
+		o[n] = int32(pos)
+		bufs = append(bufs, offs, data)
+	case kindUint8, kindFlag:
+		vals := buffer(n)
+		v := vals.Bytes()
+		for k, r := range rows {
+			v[k] = uint8(cell(r).n)
+		}
+		bufs = append(bufs, vals)
+	case kindUint32:
+		vals := buffer(4 * n)
+		v := arrow.Uint32Traits.CastFromBytes(vals.Bytes())
+		for k, r := range rows {
+			v[k] = uint32(cell(r).n)
+		}
+		bufs = append(bufs, vals)
+	case kindFloat64, kindDateTime:
+		// A float's bits and a time's seconds both fill 8 bytes.
+		vals := buffer(8 * n)
+		v := arrow.Uint64Traits.CastFromBytes(vals.Bytes())
+		for k, r := range rows {
+			v[k] = cell(r).n
+		}
+		bufs = append(bufs, vals)
+	}
+	data := array.NewData(col.Arrow, n, bufs, nil, 0, 0)
+	for _, b := range bufs {
+		b.Release()
+	}
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// eachIndex calls fn for 0..n-1, on all cores when a batch of rows is
+// large enough to pay for it.
+func eachIndex(n, rows int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if rows < 1024 || workers < 2 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // decode reads one JSON object into a cell per column; ok is false when the
@@ -716,7 +861,7 @@ func unquote(q []byte) (string, bool) {
 var litTrue, litFalse, litNull = []byte("true"), []byte("false"), []byte("null")
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -725,39 +870,68 @@ func skipWS(b []byte, i int) int {
 // scanString returns the offset of the closing quote of the string at
 // b[i], or -1 if there is none or a raw control character is inside;
 // simple says it has no escape and is valid UTF-8, so its bytes are its
-// value. The quote and a backslash are found with IndexByte (vector
-// instructions); the bytes between are checked eight at a time.
+// value. Most strings of our messages are short ASCII (ids, names), so the
+// scan reads eight bytes at a time and stops at the first byte that is a
+// quote, a backslash, a control character or not ASCII: one pass, with no
+// call to set up; a string that is not plain ASCII goes on in scanOther.
 func scanString(b []byte, i int) (end int, simple bool) {
 	if i >= len(b) || b[i] != '"' {
 		return -1, false
 	}
-	q := bytes.IndexByte(b[i+1:], '"')
-	if q < 0 {
-		return -1, false
-	}
-	span := b[i+1 : i+1+q]
-	if bytes.IndexByte(span, '\\') >= 0 {
-		return scanEscaped(b, i)
-	}
-	ascii := true
-	j := 0
-	for ; j+8 <= len(span); j += 8 {
-		if w := binary.LittleEndian.Uint64(span[j:]); unusual(w) {
+	j := i + 1
+	for ; j+8 <= len(b); j += 8 {
+		if m := stops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
 			break
 		}
 	}
-	for ; j < len(span); j++ {
-		switch c := span[j]; {
-		case c < 0x20:
-			return -1, false
-		case c >= 0x80:
-			ascii = false
+	for ; j < len(b); j++ {
+		if c := b[j]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			break
 		}
 	}
-	if !ascii && !utf8.Valid(span) {
-		return i + 1 + q, false
+	if j < len(b) && b[j] == '"' {
+		return j, true
 	}
-	return i + 1 + q, true
+	return scanOther(b, i, j)
+}
+
+// stops has the high bit set in each byte of w that is a quote, a
+// backslash, a control character or not ASCII, and none below the first
+// such byte (a borrow only carries upward from a byte that is one, so
+// higher bytes may be marked falsely, never lower ones).
+func stops(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ ('"' * ones)
+	bs := w ^ ('\\' * ones)
+	return ((q-ones)&^q | (bs-ones)&^bs | (w - 0x20*ones) | w) & highs
+}
+
+// scanOther finishes scanString from b[j], the first byte of the string at
+// b[i] that is not plain ASCII: a backslash, a control character (refused)
+// or a byte of a multi-byte character (the string is simple if it has no
+// escape and is valid UTF-8).
+func scanOther(b []byte, i, j int) (end int, simple bool) {
+	if j >= len(b) || b[j] < 0x20 {
+		return -1, false
+	}
+	if b[j] == '\\' {
+		return scanEscaped(b, i)
+	}
+	q := bytes.IndexByte(b[j:], '"')
+	if q < 0 {
+		return -1, false
+	}
+	span := b[j : j+q]
+	if bytes.IndexByte(span, '\\') >= 0 {
+		return scanEscaped(b, i)
+	}
+	for _, c := range span {
+		if c < 0x20 {
+			return -1, false
+		}
+	}
+	return j + q, utf8.Valid(span)
 }
 
 // scanEscaped is scanString for a string holding a backslash, whose
@@ -774,13 +948,6 @@ func scanEscaped(b []byte, i int) (end int, simple bool) {
 		}
 	}
 	return -1, false
-}
-
-// unusual reports whether any byte of w is a control character or not
-// ASCII.
-func unusual(w uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (w&highs)|((w-0x20*ones)&^w&highs) != 0
 }
 
 // skipNumber returns the offset after the JSON number at b[i], or -1.

@@ -142,7 +142,16 @@ CREATE TABLE IF NOT EXISTS robustream.eval_results
     domain           String,
     published_at     DateTime,
     evaluated_at     DateTime,
-    produced_at      DateTime
+    produced_at      DateTime,
+    retriever        String,
+    retrieved        Array(String),
+    retrieved_sources Array(String),
+    retrieved_scores Array(Float64),
+    retrieval_hit    UInt8,
+    retrieval_recall Float64,
+    retrieval_precision Float64,
+    retrieval_rr     Float64,
+    index_state      String
 )
 ENGINE = ReplacingMergeTree(produced_at)
 ORDER BY (request_id, variant_id);

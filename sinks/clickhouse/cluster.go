@@ -28,6 +28,8 @@ import (
 //     subqueries become GLOBAL IN (a subquery over a Distributed table inside
 //     a query over a Distributed table is refused by ClickHouse's default
 //     distributed_product_mode, and GLOBAL runs it once on the initiator);
+//   - ALTER … ADD COLUMN IF NOT EXISTS alters T_local and T (the cluster's
+//     ClickHouse must parse IF NOT EXISTS: 19.x or later);
 //   - ALTER … MODIFY SETTING targets T_local, with
 //     non_replicated_deduplication_window turned into
 //     replicated_deduplication_window (the former does nothing on
@@ -234,6 +236,23 @@ func clusterStatement(s, cluster, on string, tables map[string]bool) ([]string, 
 			out = append(out, fmt.Sprintf("DROP TABLE IF EXISTS %s.%s%s%s", Database, t[2], LocalSuffix, on))
 		}
 		return out, nil
+
+	case strings.Contains(s, " ADD COLUMN IF NOT EXISTS "):
+		// A column added to a raw table goes to the shards' tables and to
+		// the Distributed table over them.
+		add, ok := schemas.AddColumn(s)
+		if !ok {
+			break
+		}
+		if err := checkDB(add.Database); err != nil {
+			return nil, err
+		}
+		if !tables[add.Table] {
+			return nil, fmt.Errorf("ALTER of %s, which is not a MergeTree table", add.Table)
+		}
+		rest := strings.TrimPrefix(s, fmt.Sprintf("ALTER TABLE %s.%s ", add.Database, add.Table))
+		return []string{fmt.Sprintf("ALTER TABLE %s.%s%s%s %s", Database, add.Table, LocalSuffix, on, rest),
+			fmt.Sprintf("ALTER TABLE %s.%s%s %s", Database, add.Table, on, rest)}, nil
 
 	case reAlter.MatchString(s):
 		t := reAlter.FindStringSubmatch(s)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/robustream/robustream/schemas"
 )
@@ -52,6 +53,17 @@ func MigrateOn(ctx context.Context, e Engine, cluster string, log *slog.Logger) 
 			continue
 		}
 		for i, stmt := range m.Statements {
+			if add, ok := schemas.AddColumn(stmt); ok && cluster == "" {
+				added, err := addColumn(ctx, e, add)
+				if err != nil {
+					return fmt.Errorf("DDL %s, statement %d: %w", m.Name, i+1, err)
+				}
+				if added {
+					log.Info("ClickHouse column added", "table", add.Table, "column", add.Column)
+					applied++
+				}
+				continue
+			}
 			if err := e.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("DDL %s, statement %d: %w", m.Name, i+1, err)
 			}
@@ -60,4 +72,29 @@ func MigrateOn(ctx context.Context, e Engine, cluster string, log *slog.Logger) 
 	}
 	log.Debug("ClickHouse schema migrated", "engine", e.Kind(), "version", version, "cluster", cluster, "statements", applied)
 	return nil
+}
+
+// addColumn runs add's plain ALTER when system.columns lacks the column
+// (ClickHouse 18.16 parses no ADD COLUMN IF NOT EXISTS). Another process
+// migrating at the same time may add it in between: a failed ALTER after
+// which the column exists is that, not an error.
+func addColumn(ctx context.Context, e Engine, add schemas.ColumnAdd) (bool, error) {
+	has := func() (bool, error) {
+		out, err := e.Query(ctx, fmt.Sprintf("SELECT count() FROM system.columns WHERE database = %s AND table = %s AND name = %s",
+			quoteString(add.Database), quoteString(add.Table), quoteString(add.Column)), "TabSeparated")
+		if err != nil {
+			return false, fmt.Errorf("cannot read the columns of %s.%s: %w", add.Database, add.Table, err)
+		}
+		return strings.TrimSpace(string(out)) != "0", nil
+	}
+	if ok, err := has(); err != nil || ok {
+		return false, err
+	}
+	if err := e.Exec(ctx, add.Plain); err != nil {
+		if ok, _ := has(); ok {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
