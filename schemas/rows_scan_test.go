@@ -1,0 +1,120 @@
+package schemas
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// scanStringByBytes is scanString written plainly, one byte at a time:
+// the reference the word-at-a-time scan is held to.
+func scanStringByBytes(b []byte, i int) (end int, simple bool) {
+	if i >= len(b) || b[i] != '"' {
+		return -1, false
+	}
+	escaped := false
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c < 0x20:
+			return -1, false
+		case c == '\\':
+			escaped = true
+			j++
+		case c == '"':
+			return j, !escaped && utf8.Valid(b[i+1:j])
+		}
+	}
+	return -1, false
+}
+
+// TestScanStringMatchesByteScan: for strings of every length up to 40
+// around each kind of byte the scan stops at (quote, backslash, control
+// character, multi-byte and invalid UTF-8), at every offset into the
+// eight-byte words, the scan finds the same end and says the same about
+// simplicity as the plain reference.
+func TestScanStringMatchesByteScan(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", " ", "~", "\"", "\\", "\\\"", "\x00", "\x1f", "\t", "\x7f", "é", "€", "𝄞", "\xff", "\xc3", "\x80"}
+	r := rand.New(rand.NewPCG(7, 14))
+	checked := 0
+	for n := 0; n <= 40; n++ {
+		for range 300 {
+			var sb strings.Builder
+			for range n {
+				// Mostly plain ASCII, as in our messages, so that the
+				// special bytes land at every position of a word.
+				if r.IntN(4) == 0 {
+					sb.WriteString(alphabet[r.IntN(len(alphabet))])
+				} else {
+					sb.WriteByte(byte('a' + r.IntN(26)))
+				}
+			}
+			for pad := 0; pad < 8; pad++ {
+				b := []byte(strings.Repeat(" ", pad) + `"` + sb.String() + `",1`)
+				// Also without a closing quote after the body.
+				for _, buf := range [][]byte{b, b[:pad+1+sb.Len()]} {
+					wantEnd, wantSimple := scanStringByBytes(buf, pad)
+					gotEnd, gotSimple := scanString(buf, pad)
+					if gotEnd != wantEnd || (wantEnd >= 0 && gotSimple != wantSimple) {
+						t.Fatalf("%q at %d: scanString (%d, %v), byte scan (%d, %v)", buf, pad, gotEnd, gotSimple, wantEnd, wantSimple)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 100000 {
+		t.Errorf("only %d strings checked", checked)
+	}
+}
+
+// TestDirectRecordBuffers: a batch of direct rows (some strings with
+// escapes, columns empty in every row) builds the record the builders
+// build from the same events, and gives back every byte it allocated.
+func TestDirectRecordBuffers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var values [][]byte
+	var events []Event
+	for i := range 1500 {
+		r := &EvalResult{RequestID: fmt.Sprint("r", i), VariantID: "v", Answer: fmt.Sprint("answer ", i), TokensIn: uint32(i), Similarity: float64(i) / 7, Correct: i%3 == 0}
+		if i%5 == 0 {
+			r.Answer = fmt.Sprintf("line %d\n\"quoted\" é", i)
+		}
+		Stamp(r, r.RequestID)
+		b, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values = append(values, b)
+		events = append(events, r)
+	}
+	rb := EvalResultsTable.DecodeRows(values)
+	defer rb.Release()
+	var rows []Row
+	for i, res := range rb.Results {
+		if res.Err != nil || !res.Stored || res.Row.ev != nil {
+			t.Fatalf("message %d did not take the direct path: %+v", i, res)
+		}
+		rows = append(rows, res.Row)
+	}
+	for _, n := range []int{1, len(rows)} { // one core and all cores
+		got := EvalResultsTable.RecordOfRows(mem, rows[:n])
+		want := EvalResultsTable.Record(events[:n])
+		if !array.RecordEqual(got, want) {
+			t.Errorf("%d rows: direct record differs from the builders'", n)
+		}
+		// Every column carries a validity bitmap, as the builders' do.
+		for c, col := range got.Columns() {
+			if col.Data().Buffers()[0] == nil || col.NullN() != 0 {
+				t.Errorf("%d rows, column %s: no validity bitmap, or nulls (%d)", n, EvalResultsTable.Columns[c].Name, col.NullN())
+			}
+		}
+		got.Release()
+		want.Release()
+	}
+}
