@@ -383,8 +383,17 @@ type loader struct {
 }
 
 func newLoader(fs *flag.FlagSet, keys ...string) *loader {
+	return newLoaderWith(fs, nil, keys...)
+}
+
+// newLoaderWith is newLoader with a command's own defaults applied to
+// defaultConfig() (nil: none), before the flags show them in -h.
+func newLoaderWith(fs *flag.FlagSet, defaults func(*Config), keys ...string) *loader {
 	l := &loader{cfg: new(Config), fs: fs, flags: map[string]string{}}
 	*l.cfg = defaultConfig()
+	if defaults != nil {
+		defaults(l.cfg)
+	}
 	l.leaves = leaves(reflect.ValueOf(l.cfg).Elem(), "")
 	want := map[string]bool{}
 	for _, k := range keys {

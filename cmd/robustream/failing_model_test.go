@@ -30,7 +30,8 @@ var downKind = modelKind{name: "down", entry: func() any { return new(builtinMod
 // TestFailingModelClosesPairings: with a model whose every request fails,
 // every pairing set still closes (the infer stage emits an error result for
 // each request it gives up on), the failed cells are marked, and eval --once
-// exits 0 reporting zero open pairings and the failures.
+// reports zero open pairings and the failures, then fails its gate naming
+// the model (a model whose every request failed always fails the run).
 func TestFailingModelClosesPairings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a pipeline")
@@ -44,8 +45,9 @@ func TestFailingModelClosesPairings(t *testing.T) {
 	data := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := run([]string{"eval", "--once", "--source", "dir:" + writeCorpus(t), "--data-dir", data, "--models", models,
-		"--log-level", "error"}, &out, &errb); code != 0 {
-		t.Fatalf("eval --once exited %d\n%s\n%s", code, out.String(), tail(errb.String(), 3000))
+		"--log-level", "error"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "model gpu-down: every request failed") ||
+		!strings.Contains(errb.String(), "the inference server is down") || strings.Contains(errb.String(), "model builtin:lexical:") {
+		t.Fatalf("eval --once exited %d, and stderr does not name gpu-down alone\n%s\n%s", code, out.String(), tail(errb.String(), 3000))
 	}
 	summary := out.String()
 	if !strings.Contains(summary, "open pairings 0") {

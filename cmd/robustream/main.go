@@ -33,6 +33,7 @@ func commands() []command {
 		{"run", "run the pipeline (embedded broker, ClickHouse and demo feed by default)", cmdRun},
 		{"broker", "run the embedded Kafka broker alone", cmdBroker},
 		{"eval", "eval --once: process a finite source to completion, print a summary, exit", cmdEval},
+		{"models", "models check: probe every model of models.yaml once and name what is wrong", cmdModels},
 		{"sql", "run a query against the configured ClickHouse", cmdSQL},
 		{"report", "print the robustness metrics (RARE, SURE, GRADE, PRGB) per model", cmdReportMetrics},
 		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},
@@ -84,11 +85,27 @@ var errDryRunOK = errors.New("configuration is valid")
 // parseConfig parses a command's flags and loads the configuration.
 // With --dry-run it reports the verdict and returns errDryRunOK or the errors.
 func parseConfig(fs *flag.FlagSet, args []string, stdout io.Writer, keys ...string) (*Config, error) {
-	l := newLoader(fs, keys...)
+	return parseConfigWith(fs, args, stdout, configHooks{}, keys...)
+}
+
+// configHooks let a command change the defaults before the file,
+// environment and flags apply, and add checks of its own that --dry-run
+// reports with the rest.
+type configHooks struct {
+	defaults func(*Config)
+	validate func(*Config) []error
+}
+
+// parseConfigWith is parseConfig with the command's hooks.
+func parseConfigWith(fs *flag.FlagSet, args []string, stdout io.Writer, hooks configHooks, keys ...string) (*Config, error) {
+	l := newLoaderWith(fs, hooks.defaults, keys...)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	cfg, errs := l.load()
+	if hooks.validate != nil && cfg != nil {
+		errs = append(errs, hooks.validate(cfg)...)
+	}
 	if l.dryRun && cfg != nil && slices.Contains(keys, "stages.*") {
 		errs = append(errs, dryBuild(cfg)...)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/robustream/robustream/processors/drift"
+	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -32,11 +33,17 @@ var runKeys = []string{"data_dir", "http", "stages.*", "source", "models", "kafk
 
 func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	skipCheck := fs.Bool("skip-models-check", false, "start without probing every model first (robustream models check)")
 	cfg, err := parseConfig(fs, args, stdout, runKeys...)
 	if err != nil {
 		return err
 	}
 	log := newLogger(cfg.Log)
+	if !*skipCheck && (len(cfg.Stages.Run) == 0 || contains(cfg.Stages.Run, reader.StageName)) {
+		if err := checkBeforeStart(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
 	withSinks := len(cfg.Stages.Run) == 0 || hasSinks(cfg.Stages.Run) || contains(cfg.Stages.Run, drift.StageName)
 	e, err := startEngine(ctx, cfg, log, withSinks)
 	if err != nil {
@@ -166,18 +173,36 @@ func contains(ss []string, s string) bool {
 func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	once := fs.Bool("once", false, "process the source to completion and exit (required)")
-	cfg, err := parseConfig(fs, args, stdout, runKeys...)
+	skipCheck := fs.Bool("skip-models-check", false, "start without probing every model first (robustream models check)")
+	g := registerGate(fs)
+	cfg, err := parseConfigWith(fs, args, stdout, configHooks{
+		// No default source: eval --once on nothing in particular used to
+		// run the demo feed into ./data without a word.
+		defaults: func(c *Config) { c.Source = "" },
+		validate: func(c *Config) []error {
+			var errs []error
+			if c.Source == "" || c.Source == "none" {
+				errs = append(errs, errors.New("source: eval --once needs --source (dir:PATH for a folder of documents, or demo for the built-in feed)"))
+			}
+			return append(errs, g.validate(c)...)
+		},
+	}, runKeys...)
 	if err != nil {
 		return err
 	}
 	if !*once {
 		return errors.New("only `eval --once` exists; use `robustream run` for continuous evaluation")
 	}
-	if cfg.Source == "" || cfg.Source == "none" {
-		return errors.New("--source is required (dir:PATH or demo)")
-	}
 	log := newLogger(cfg.Log)
 	started := time.Now()
+	if err := g.loadBaseline(ctx, cfg); err != nil {
+		return err
+	}
+	if !*skipCheck {
+		if err := checkBeforeStart(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
 	e, err := startEngine(ctx, cfg, log, true)
 	if err != nil {
 		return err
@@ -222,7 +247,20 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return err
 	}
-	return printSummary(ctx, e, src.Emitted.Load(), src.Unchanged.Load(), time.Since(started), stdout)
+	if err := printSummary(ctx, e, src.Emitted.Load(), src.Unchanged.Load(), time.Since(started), stdout); err != nil {
+		return err
+	}
+	return g.run(ctx, e, cfg, started, stdout)
+}
+
+// checkBeforeStart probes the models of cfg (preflight) before the engine
+// starts.
+func checkBeforeStart(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	set, err := loadModels(cfg.Models)
+	if err != nil {
+		return err
+	}
+	return preflight(ctx, set, log)
 }
 
 // progress renders stage progress: bars on a terminal, log lines otherwise.
