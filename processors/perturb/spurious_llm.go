@@ -3,6 +3,7 @@ package perturb
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,9 +111,9 @@ func makeSURELLM(in *Input, kind string, noise bool) (Made, error) {
 	for i, c := range sources {
 		d := splitTitle(c)
 		body, err := in.llm.rewriteSURE(in, kind, d.Body)
-		if err != nil && len(sources) > 1 && errors.Is(err, ErrUnchanged) {
-			// As for the rule kinds: one short context of several stays
-			// plain, the others carry the feature.
+		if err != nil && len(sources) > 1 && (errors.Is(err, ErrUnchanged) || errors.Is(err, ErrEmptyContext)) {
+			// As for the rule kinds: one short (or title-only) context of
+			// several stays plain, the others carry the feature.
 			out[i] = d.plain()
 			continue
 		}
@@ -164,7 +165,7 @@ func (l *llm) rewriteSURE(in *Input, kind, body string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r := cleanReply(reply, false)
+	r := dropPreamble(cleanReply(reply, false))
 	switch {
 	case r == "":
 		return "", ErrGeneratorOutput
@@ -172,6 +173,27 @@ func (l *llm) rewriteSURE(in *Input, kind, body string) (string, error) {
 		return "", ErrUnchanged
 	}
 	return r, nil
+}
+
+// dropPreamble removes a line that introduces the rewrite rather than
+// belonging to it ("Sure! Here is the passage in plain words:"): a short
+// first line ending with a colon that speaks of the text itself, followed
+// by more text. Such a line would otherwise become part of the variant's
+// context. A passage's own line ending with a colon ("The board approved
+// three measures:") names none of those words and stays.
+func dropPreamble(s string) string {
+	first, rest, ok := strings.Cut(s, "\n")
+	first = strings.TrimSpace(first)
+	if !ok || len(first) > 100 || !strings.HasSuffix(first, ":") || strings.TrimSpace(rest) == "" {
+		return s
+	}
+	lower := strings.ToLower(first)
+	for _, w := range []string{"here is", "here's", "passage", "rewrit", "version", "text"} {
+		if strings.Contains(lower, w) {
+			return cleanReply(rest, false)
+		}
+	}
+	return s
 }
 
 // passageTokens is the reply budget of a rewritten passage: about a token
@@ -261,10 +283,18 @@ const (
 	nliContradiction = "contradiction"
 )
 
+// negatedEntailment is a reply that denies entailment in words ("not
+// entailment", "no entailment", "non-entailment"): neutral, not the label
+// it names.
+var negatedEntailment = regexp.MustCompile(`\b(not|no|non)[\s-]+entail`)
+
 // nliLabel is the label a reply gives: the first of the three labels in it
 // (models add a period, quotes, or a sentence around the word), or "".
 func nliLabel(reply string) string {
 	r := strings.ToLower(reply)
+	if negatedEntailment.MatchString(r) {
+		return nliNeutral
+	}
 	best, at := "", len(r)+1
 	for _, l := range []string{nliEntailment, nliNeutral, nliContradiction} {
 		if i := strings.Index(r, l); i >= 0 && i < at {

@@ -99,8 +99,9 @@ func TestSURELLMKindsMade(t *testing.T) {
 	if v := k[KindStyleSimple]; v != nil && !strings.Contains(v.Contexts[0], "made $412 million in sales") {
 		t.Errorf("style_simple: %q", v.Contexts[0])
 	}
-	if v := k[KindSourceLLM]; v != nil && (strings.Contains(v.Contexts[0], "```") || !strings.Contains(v.Contexts[0], "posted $412 million")) {
-		t.Errorf("source_llm not cleaned of its fence: %q", v.Contexts[0])
+	if v := k[KindSourceLLM]; v != nil && v.Contexts[0] != "Northwind Robotics results\n\nNorthwind Robotics posted $412 million in revenue in the first quarter of 2026. "+
+		"In March, it also opened a plant in Tampere, and chief executive Maria Lind expects orders to keep growing." {
+		t.Errorf("source_llm not cleaned of its fence and preamble: %q", v.Contexts[0])
 	}
 	want := "Northwind Robotics results\n\nIts chief executive, Maria Lind, expects orders to grow.\n" +
 		"Northwind Robotics reported revenue of $412 million for the first quarter of 2026.\nThe company opened a plant in Tampere in March."
@@ -308,6 +309,20 @@ func TestSURELLMSample(t *testing.T) {
 	}
 }
 
+func TestDropPreamble(t *testing.T) {
+	for in, want := range map[string]string{
+		"Sure! Here is the passage in plain words:\n\nAcme sold 40 anvils.": "Acme sold 40 anvils.",
+		"Rewritten text:\n\"Acme sold 40 anvils.\"":                         "Acme sold 40 anvils.",
+		"The board approved three measures:\nA levy, a fund and a cap.":     "The board approved three measures:\nA levy, a fund and a cap.",
+		"Acme sold 40 anvils.": "Acme sold 40 anvils.",
+		"Here is the passage:": "Here is the passage:",
+	} {
+		if got := dropPreamble(in); got != want {
+			t.Errorf("dropPreamble(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParseOrderAndNLILabel(t *testing.T) {
 	for reply, want := range map[string][]int{"3, 1, 2": {3, 1, 2}, "Order: 2 1 3": {2, 1, 3}, "[1,3,2]": {1, 3, 2}} {
 		if got, err := parseOrder(reply, 3); err != nil || !slices.Equal(got, want) {
@@ -322,6 +337,7 @@ func TestParseOrderAndNLILabel(t *testing.T) {
 	for reply, want := range map[string]string{
 		"Entailment.": nliEntailment, "NEUTRAL": nliNeutral, "contradiction — B denies it": nliContradiction,
 		"neutral, not entailment": nliNeutral, "The answer is entailment": nliEntailment, "yes": "",
+		"Not entailment.": nliNeutral, "non-entailment": nliNeutral, "There is no entailment here": nliNeutral,
 	} {
 		if got := nliLabel(reply); got != want {
 			t.Errorf("nliLabel(%q) = %q, want %q", reply, got, want)
