@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -140,8 +141,15 @@ func benchInputs(ctx context.Context, e *engine, periods int) (map[string][]stre
 		if spec.name == pair.StageName {
 			proc = pair.NewStage(st)
 		}
+		in := cur
+		// A variant producer (the retrieve stage) reads the corpus too, and
+		// its variants join perturb's rather than replace them.
+		producer := slices.Contains(spec.inputs, streams.TopicVariants) && slices.Contains(spec.outputs, streams.TopicVariants)
+		if producer {
+			in = slices.Concat(out[streams.TopicDocuments], out[streams.TopicChunks], cur)
+		}
 		var next []streams.Message
-		for i, m := range cur {
+		for i, m := range in {
 			recs, err := proc.Process(streams.WithPartition(ctx, 0), m)
 			if err != nil {
 				return nil, fmt.Errorf("bench input for %s, message %d: %w", spec.name, i, err)
@@ -149,6 +157,9 @@ func benchInputs(ctx context.Context, e *engine, periods int) (map[string][]stre
 			for _, r := range recs {
 				next = append(next, streams.Message{Topic: r.Topic, Key: r.Key, Value: r.Value})
 			}
+		}
+		if producer {
+			next = append(slices.Clone(cur), next...)
 		}
 		if len(next) == 0 {
 			break
@@ -278,7 +289,11 @@ func benchStages(ctx context.Context, e *engine, inputs map[string][]streams.Mes
 		if strings.HasPrefix(spec.name, "sink.") || off || (len(only) > 0 && !contains(only, spec.name)) {
 			continue
 		}
-		msgs := repeatTo(inputs[spec.inputs[0]], minEvents)
+		var in []streams.Message
+		for _, t := range spec.inputs {
+			in = append(in, inputs[t]...)
+		}
+		msgs := repeatTo(in, minEvents)
 		if len(msgs) == 0 {
 			// An upstream stage that emitted nothing already failed; a
 			// stage left without input here is one benchInputs could not

@@ -271,7 +271,7 @@ func (e *engine) close() {
 
 // stages builds the named stages (all when empty).
 func (e *engine) stages(names []string) ([]streams.Stage, map[string][]string, error) {
-	if err := checkTopology(registry(), perturbKinds); err != nil {
+	if err := checkTopology(registry(), e.kinds()); err != nil {
 		return nil, nil, err
 	}
 	var out []streams.Stage

@@ -92,6 +92,7 @@ var metricFamilies = []pair.Family{
 	pair.RARE,
 	pair.SURE,
 	pair.PRGB,
+	pair.GRADE,
 }
 
 // checkKindFamilies checks that each perturbation kind and the metric
@@ -136,9 +137,9 @@ var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
 // perturbation kinds made outside perturb (perturb.Kind.Producer): each
 // reads the original variants from rs.variants and writes the slot's
 // variant, or a not-made marker, back to it. Perturb declares their slots
-// in every question's manifest, so pairing waits for them. This build has
-// none; the LLM kinds will land here, one line each.
-var variantProducers []stageSpec
+// in every question's manifest, so pairing waits for them: the retrieve
+// stage makes the retrieval axis (retrieve.go).
+var variantProducers = []stageSpec{retrieveStage()}
 
 // checkTopology verifies that every input of every stage has a producer: a
 // stage of the registry or a source, and that every perturbation kind made
@@ -214,7 +215,7 @@ func registry() []stageSpec {
 		processorStage(perturb.StageName, streams.TopicQuestions, []string{streams.TopicVariants}, func(e *engine) (streams.Processor, error) {
 			pc := e.cfg.Stages.Perturb.Config
 			pc.Logger = e.log
-			pc.Kinds = perturbKinds
+			pc.Kinds = e.kinds()
 			st, err := perturb.NewStage(pc)
 			if err != nil {
 				return nil, err

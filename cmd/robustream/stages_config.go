@@ -31,6 +31,7 @@ type StagesConfig struct {
 	Triplets  TripletsStageConfig  `yaml:"triplets"`
 	Questions QuestionsStageConfig `yaml:"questions"`
 	Perturb   PerturbStageConfig   `yaml:"perturb"`
+	Retrieve  RetrieveStageConfig  `yaml:"retrieve"`
 	Fanout    FanoutStageConfig    `yaml:"fanout"`
 	Infer     InferStageConfig     `yaml:"infer"`
 	Pair      streams.StageOptions `yaml:"pair"`
@@ -81,6 +82,8 @@ func (c *StagesConfig) options(name string) (streams.StageOptions, string) {
 		return c.Chunk.StageOptions, "stages.chunk"
 	case name == perturb.StageName:
 		return c.Perturb.StageOptions, "stages.perturb"
+	case name == "retrieve":
+		return c.Retrieve.StageOptions, "stages.retrieve"
 	case name == reader.StageName:
 		return c.Infer.StageOptions, "stages.infer"
 	case name == fanout.StageName:
