@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/ingest"
 	"github.com/robustream/robustream/sources/jsonl"
 	"github.com/robustream/robustream/streams"
 )
@@ -139,6 +141,32 @@ func TestSourceConformance(t *testing.T) {
 			},
 		},
 	}
+	// ingest: what handlers submit; finite once closed after the submits.
+	ingestTexts := map[string]string{"r1": "Acme Corp's revenue in 2025 was $4.2 billion.", "r2": "Globex hired 450 engineers."}
+	ingestSource := func(t *testing.T, close bool) streams.Source {
+		s := ingest.New()
+		go func() {
+			var docs []*schemas.DocumentVersion
+			for _, id := range slices.Sorted(maps.Keys(ingestTexts)) {
+				d, err := (&jsonl.Record{ID: id, Text: ingestTexts[id]}).Document(ingest.SourceName, "ingest:"+id)
+				if err != nil {
+					panic(err)
+				}
+				docs = append(docs, d)
+			}
+			s.Submit(context.Background(), docs...) // its error is Run's too
+			if close {
+				s.Close()
+			}
+		}()
+		return s
+	}
+	cases = append(cases, sourceCase{
+		name:      "ingest",
+		finite:    func(t *testing.T) streams.Source { return ingestSource(t, true) },
+		unbounded: func(t *testing.T) streams.Source { return ingestSource(t, false) },
+		edit:      func(t *testing.T) { ingestTexts["r2"] = "Globex hired 460 engineers." },
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Run("records", func(t *testing.T) {

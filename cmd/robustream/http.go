@@ -54,6 +54,8 @@ type server struct {
 	// per client address.
 	conns *connLimiter
 	auth  *authLimiter
+	// ingest is POST/DELETE /v1/documents (ingest.go); nil: not served.
+	ingest *ingestAPI
 }
 
 // checkHTTPAccess refuses, before the engine opens anything, what newServer
@@ -157,6 +159,8 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)
+	mux.HandleFunc("POST /v1/documents", s.postDocuments)
+	mux.HandleFunc("DELETE /v1/documents/{id}", s.deleteDocument)
 	if s.loopback {
 		// Profiles only where a process of this machine is the client.
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)

@@ -34,6 +34,7 @@ func commands() []command {
 		{"broker", "run the embedded Kafka broker alone", cmdBroker},
 		{"eval", "eval --once: process a finite source to completion, print a summary, exit", cmdEval},
 		{"models", "models check: probe every model of models.yaml once and name what is wrong", cmdModels},
+		{"ingest", "send documents (FILE, DIR or - for stdin) to a running engine's POST /v1/documents", cmdIngest},
 		{"sql", "run a query against the configured ClickHouse", cmdSQL},
 		{"report", "print the robustness metrics (RARE, SURE, GRADE, PRGB) per model", cmdReportMetrics},
 		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},

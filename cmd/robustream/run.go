@@ -67,6 +67,14 @@ func cmdRun(ctx context.Context, args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
+		api, src, err := e.startIngest(ctx, srv.token)
+		if err != nil {
+			return err
+		}
+		srv.ingest = api
+		p.Go(func(ctx context.Context) error {
+			return e.runner.RunSource(ctx, src, streams.SourceOptions{MaxLag: 20000, Watch: map[string][]string{"chunk": {streams.TopicDocuments}}})
+		})
 		p.Go(srv.serve)
 		if err := writeEngineInfo(cfg.DataDir, srv.addr); err != nil {
 			return err

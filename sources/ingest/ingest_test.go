@@ -1,0 +1,140 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"mime/multipart"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources/jsonl"
+	"github.com/robustream/robustream/streams"
+)
+
+func TestDecode(t *testing.T) {
+	ids := func(recs []*jsonl.Record) string {
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	one := `{"id":"a","text":"Acme opened a plant."}`
+	recs, err := Decode("application/json", strings.NewReader(one))
+	if err != nil || ids(recs) != "a" {
+		t.Fatalf("one record: %v %v", ids(recs), err)
+	}
+	recs, err = Decode("application/json; charset=utf-8", strings.NewReader(`[`+one+`,{"id":"b","text":"Globex."}]`))
+	if err != nil || ids(recs) != "a,b" {
+		t.Fatalf("array: %v %v", ids(recs), err)
+	}
+	recs, err = Decode("application/x-ndjson", strings.NewReader(one+"\n\n"+`{"id":"b","deleted":true}`+"\n"))
+	if err != nil || ids(recs) != "a,b" || !recs[1].Deleted {
+		t.Fatalf("lines: %v %v", ids(recs), err)
+	}
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("domain", "finance")
+	w, _ := mw.CreateFormFile("file", "notes/q1.md")
+	w.Write([]byte("---\ndate: 2026-04-28\n---\n# Q1\n\nAcme opened a plant.\n"))
+	w, _ = mw.CreateFormFile("file", "page.html")
+	w.Write([]byte("<html><body><nav>x</nav><p>Globex hired 450 engineers.</p></body></html>"))
+	mw.Close()
+	recs, err = Decode(mw.FormDataContentType(), &body)
+	if err != nil || ids(recs) != "notes/q1.md,page.html" {
+		t.Fatalf("multipart: %v %v", ids(recs), err)
+	}
+	if r := recs[0]; r.Title != "Q1" || r.Domain != "finance" || !strings.HasPrefix(r.PublishedAt, "2026-04-28") || strings.Contains(r.Text, "date:") {
+		t.Errorf("uploaded Markdown became %+v", r)
+	}
+	if r := recs[1]; r.Title != "page" || !strings.Contains(r.Text, "Globex hired 450 engineers.") || r.PublishedAt != "" {
+		t.Errorf("uploaded HTML became %+v", r)
+	}
+
+	for name, c := range map[string]struct{ ct, body string }{
+		"unknown field":  {"application/json", `{"id":"a","text":"x","publish_date":"2026"}`},
+		"no id":          {"application/json", `{"text":"x"}`},
+		"bad line":       {"application/x-ndjson", one + "\n{"},
+		"duplicate ids":  {"application/json", `[` + one + `,` + one + `]`},
+		"empty array":    {"application/json", `[]`},
+		"content type":   {"text/plain", "hello"},
+		"no file":        {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\na\r\n--x--\r\n"},
+		"unsupported":    {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"},
+		"binary upload":  {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\n\x00\x01\r\n--x--\r\n"},
+		"truncated form": {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nabc"},
+	} {
+		if _, err := Decode(c.ct, strings.NewReader(c.body)); !errors.Is(err, ErrBadRequest) {
+			t.Errorf("%s: %v, want a bad request", name, err)
+		}
+	}
+}
+
+func doc(t *testing.T, id, text string) *schemas.DocumentVersion {
+	t.Helper()
+	d, err := (&jsonl.Record{ID: id, Text: text}).Document(SourceName, "ingest:"+id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestSubmitWaitsForTheWrite: Submit returns the emit's outcome; a record
+// too large fails its own submission only, any other emit error also
+// ends Run; Close ends Run and later Submits fail.
+func TestSubmitWaitsForTheWrite(t *testing.T) {
+	s := New()
+	var fail error
+	var got []string
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Run(context.Background(), func(_ context.Context, recs ...streams.Record) error {
+			if fail != nil {
+				return fail
+			}
+			for _, r := range recs {
+				got = append(got, string(r.Key))
+			}
+			return nil
+		})
+	}()
+	ctx := context.Background()
+	a, b := doc(t, "a", "Acme."), doc(t, "b", "Globex.")
+	if err := s.Submit(ctx, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != a.DocID+","+b.DocID {
+		t.Fatalf("written %v", got)
+	}
+	fail = streams.ErrTooLarge
+	if err := s.Submit(ctx, a); !errors.Is(err, streams.ErrTooLarge) {
+		t.Fatalf("too large: %v", err)
+	}
+	boom := errors.New("broker down")
+	fail = boom
+	if err := s.Submit(ctx, a); !errors.Is(err, boom) {
+		t.Fatalf("emit error: %v", err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, boom) {
+			t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run went on after a broker error")
+	}
+	if err := s.Submit(ctx, a); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after Run ended: %v", err)
+	}
+	s2 := New()
+	s2.Close()
+	if err := s2.Run(ctx, func(context.Context, ...streams.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Submit(ctx, a); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Submit after Close: %v", err)
+	}
+}
