@@ -273,6 +273,15 @@ type Variant struct {
 	// an overall score can say which sample it averages. Empty on records
 	// written before cross cells existed.
 	CrossSample string `json:"cross_sample,omitempty"`
+	// GroundTruth, on a variant of a built-in retriever (axis retrieval),
+	// holds the question's ground-truth chunks, the original variant's
+	// contexts, which its retrieved Contexts are judged against;
+	// RetrievedSources and RetrievedScores are the retrieved chunks'
+	// sources and scores (docs/methods.md, Retrieval metrics). Fan-out
+	// copies them onto the requests.
+	GroundTruth      []string  `json:"ground_truth,omitempty"`
+	RetrievedSources []string  `json:"retrieved_sources,omitempty"`
+	RetrievedScores  []float64 `json:"retrieved_scores,omitempty"`
 }
 
 // Key implements Event.
@@ -316,6 +325,11 @@ type EvalRequest struct {
 	// same on every request of the question, so that a family's scores can
 	// say which sample they average. Empty on records written before caps.
 	FamilySample map[string]string `json:"family_sample,omitempty"`
+	// GroundTruth, RetrievedSources and RetrievedScores are the variant's
+	// (Variant.GroundTruth), copied by fan-out.
+	GroundTruth      []string  `json:"ground_truth,omitempty"`
+	RetrievedSources []string  `json:"retrieved_sources,omitempty"`
+	RetrievedScores  []float64 `json:"retrieved_scores,omitempty"`
 }
 
 // Key implements Event.

@@ -114,6 +114,8 @@ type ragEndpointModel struct {
 	QuestionField string            `yaml:"question_field"`
 	AnswerField   string            `yaml:"answer_field"`
 	ContextsField string            `yaml:"contexts_field"`
+	SourceField   string            `yaml:"context_source_field"`
+	ScoreField    string            `yaml:"context_score_field"`
 	Timeout       time.Duration     `yaml:"timeout"`
 	MaxInFlight   inFlight          `yaml:"max_in_flight"`
 }
@@ -193,14 +195,16 @@ var ragEndpointKind = modelKind{name: "rag-endpoint", entry: func() any { return
 	build: func(at string, e any, _ map[string]provider.Model) (provider.Model, error) {
 		m := e.(*ragEndpointModel)
 		r, err := provider.NewRAGEndpoint(m.ID, provider.RAGEndpointOptions{
-			URL:           m.URL,
-			Method:        m.Method,
-			Headers:       m.Headers,
-			QuestionField: m.QuestionField,
-			AnswerField:   m.AnswerField,
-			ContextsField: m.ContextsField,
-			Timeout:       m.Timeout,
-			MaxInFlight:   int(m.MaxInFlight),
+			URL:                m.URL,
+			Method:             m.Method,
+			Headers:            m.Headers,
+			QuestionField:      m.QuestionField,
+			AnswerField:        m.AnswerField,
+			ContextsField:      m.ContextsField,
+			ContextSourceField: m.SourceField,
+			ContextScoreField:  m.ScoreField,
+			Timeout:            m.Timeout,
+			MaxInFlight:        int(m.MaxInFlight),
 		})
 		if err != nil {
 			return nil, keyErrors(at, err)

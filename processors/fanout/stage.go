@@ -301,7 +301,11 @@ func (l *lineup) request(model string, v *schemas.Variant, p plan, variantID, ax
 		Expected:        expected(v, p),
 		NotMadeReason:   v.NotMadeReason,
 		CrossSample:     v.CrossSample,
-		FamilySample:    p.sample,
+		// A built-in retriever's passages are judged against these.
+		GroundTruth:      v.GroundTruth,
+		RetrievedSources: v.RetrievedSources,
+		RetrievedScores:  v.RetrievedScores,
+		FamilySample:     p.sample,
 	}
 }
 

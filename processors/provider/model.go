@@ -37,6 +37,11 @@ type Answer struct {
 	// Contexts are the passages a RAG service says it retrieved and
 	// answered from; nil for models that are given their contexts.
 	Contexts []string
+	// ContextSources and ContextScores are the passages' sources and
+	// retrieval scores where the service gives them: nil, or one per
+	// passage of Contexts.
+	ContextSources []string
+	ContextScores  []float64
 }
 
 // RefusalText is the refusal our prompts ask for and the built-in readers

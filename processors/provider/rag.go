@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -41,6 +42,14 @@ type RAGEndpointOptions struct {
 	// of the keys in ContextTextKeys. Empty: contexts are not read. A
 	// missing or null list means none were retrieved.
 	ContextsField string
+	// ContextSourceField and ContextScoreField are dotted paths inside a
+	// context object to the passage's source (a document name, URL or id:
+	// a string or a number) and its retrieval score (a number). Empty: the
+	// first of ContextSourceKeys, ContextScoreKeys the object holds.
+	// Sources are kept when any passage has one (the others ""), scores
+	// only when every passage has one.
+	ContextSourceField string
+	ContextScoreField  string
 	// Timeout bounds each HTTP call, reply included. Zero: DefaultTimeout.
 	Timeout time.Duration
 	// MaxInFlight is reported by Limits for the dispatcher; 0 = auto.
@@ -56,6 +65,14 @@ type RAGEndpointOptions struct {
 // most retrieval APIs use.
 var ContextTextKeys = []string{"text", "content", "page_content", "chunk"}
 
+// ContextSourceKeys and ContextScoreKeys are the paths a context object may
+// hold its source and its score under, tried in this order when
+// ContextSourceField or ContextScoreField is not set.
+var (
+	ContextSourceKeys = []string{"source", "url", "doc_id", "document_id", "id", "metadata.source", "metadata.url"}
+	ContextScoreKeys  = []string{"score", "relevance_score", "similarity", "distance_score"}
+)
+
 // RAGEndpoint is a model under test that is a whole RAG service behind an
 // HTTP endpoint. It sends only the question and reads back the answer and,
 // when configured, the contexts the service retrieved. Every error is a
@@ -67,6 +84,8 @@ type RAGEndpoint struct {
 	questionField string
 	answerPath    []string
 	contextsPath  []string // nil: not read
+	sourcePaths   [][]string
+	scorePaths    [][]string
 	limits        Limits
 	remote        *remote
 }
@@ -147,6 +166,11 @@ func NewRAGEndpoint(id string, opts RAGEndpointOptions) (*RAGEndpoint, error) {
 	if opts.ContextsField != "" && !validPath(opts.ContextsField) {
 		fail("contexts_field", "%q has an empty segment", opts.ContextsField)
 	}
+	for _, f := range []struct{ key, v string }{{"context_source_field", opts.ContextSourceField}, {"context_score_field", opts.ContextScoreField}} {
+		if f.v != "" && !validPath(f.v) {
+			fail(f.key, "%q has an empty segment", f.v)
+		}
+	}
 	switch {
 	case opts.Timeout < 0:
 		fail("timeout", "%s is negative", opts.Timeout)
@@ -169,6 +193,7 @@ func NewRAGEndpoint(id string, opts RAGEndpointOptions) (*RAGEndpoint, error) {
 	if opts.ContextsField != "" {
 		r.contextsPath = strings.Split(opts.ContextsField, ".")
 	}
+	r.sourcePaths, r.scorePaths = paths(opts.ContextSourceField, ContextSourceKeys), paths(opts.ContextScoreField, ContextScoreKeys)
 	return r, nil
 }
 
@@ -245,28 +270,44 @@ func (r *RAGEndpoint) Answer(ctx context.Context, q Query) (Answer, error) {
 		return Answer{}, r.remote.mismatch(endpoint, "the answer at answer_field %s is %s, not a string", strings.Join(r.answerPath, "."), jsonKind(v))
 	}
 	if r.contextsPath != nil {
-		if ans.Contexts, err = r.contexts(lookupPath(reply, r.contextsPath)); err != nil {
+		if ans.Contexts, ans.ContextSources, ans.ContextScores, err = r.contexts(lookupPath(reply, r.contextsPath)); err != nil {
 			return Answer{}, r.remote.mismatch(endpoint, "contexts at contexts_field %s: %v", strings.Join(r.contextsPath, "."), err)
 		}
 	}
 	return ans, nil
 }
 
+// paths is the configured path, or else the default ones, split.
+func paths(configured string, defaults []string) [][]string {
+	if configured != "" {
+		defaults = []string{configured}
+	}
+	out := make([][]string, len(defaults))
+	for i, d := range defaults {
+		out[i] = strings.Split(d, ".")
+	}
+	return out
+}
+
 // contexts reads the retrieved contexts: nil for none, else a list of
-// strings or of objects with a ContextTextKeys field.
-func (r *RAGEndpoint) contexts(v any) ([]string, error) {
+// strings or of objects with a ContextTextKeys field, and, from the
+// objects, their sources and scores (see ContextSourceField).
+func (r *RAGEndpoint) contexts(v any) (texts, sources []string, scores []float64, err error) {
 	if v == nil {
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	items, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("%s, not a list", jsonKind(v))
+		return nil, nil, nil, fmt.Errorf("%s, not a list", jsonKind(v))
 	}
-	out := make([]string, 0, len(items))
+	texts = make([]string, 0, len(items))
+	sources = make([]string, len(items))
+	scores = make([]float64, 0, len(items))
+	anySource := false
 	for i, it := range items {
 		switch it := it.(type) {
 		case string:
-			out = append(out, it)
+			texts = append(texts, it)
 		case map[string]any:
 			text, found := "", false
 			for _, k := range ContextTextKeys {
@@ -276,14 +317,48 @@ func (r *RAGEndpoint) contexts(v any) ([]string, error) {
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("item %d has none of the text fields %s", i, strings.Join(ContextTextKeys, ", "))
+				return nil, nil, nil, fmt.Errorf("item %d has none of the text fields %s", i, strings.Join(ContextTextKeys, ", "))
 			}
-			out = append(out, text)
+			texts = append(texts, text)
+			for _, p := range r.sourcePaths {
+				switch s := lookupPath(it, p).(type) {
+				case string:
+					sources[i], anySource = s, true
+				case json.Number:
+					sources[i], anySource = s.String(), true
+				case nil:
+					continue
+				default:
+					return nil, nil, nil, fmt.Errorf("item %d: the source at %s is %s, not a string or a number", i, strings.Join(p, "."), jsonKind(s))
+				}
+				break
+			}
+			for _, p := range r.scorePaths {
+				switch s := lookupPath(it, p).(type) {
+				case json.Number:
+					f, err := s.Float64()
+					if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+						return nil, nil, nil, fmt.Errorf("item %d: the score %s at %s is not a finite number", i, s, strings.Join(p, "."))
+					}
+					scores = append(scores, f)
+				case nil:
+					continue
+				default:
+					return nil, nil, nil, fmt.Errorf("item %d: the score at %s is %s, not a number", i, strings.Join(p, "."), jsonKind(s))
+				}
+				break
+			}
 		default:
-			return nil, fmt.Errorf("item %d is %s, not a string or an object", i, jsonKind(it))
+			return nil, nil, nil, fmt.Errorf("item %d is %s, not a string or an object", i, jsonKind(it))
 		}
 	}
-	return out, nil
+	if !anySource {
+		sources = nil
+	}
+	if len(scores) != len(texts) || len(scores) == 0 {
+		scores = nil
+	}
+	return texts, sources, scores, nil
 }
 
 // nest returns the JSON object that holds v at path.

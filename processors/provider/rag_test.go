@@ -80,7 +80,15 @@ func TestRAGEndpointPost(t *testing.T) {
 		{"content": "c", "score": 0.9},
 		{"page_content": "p", "metadata": {"source": "a.md"}},
 		{"chunk": "k", "id": 3}]}}`,
-		Answer{Text: "Maria Lopez", Contexts: []string{"t", "c", "p", "k"}})
+		Answer{Text: "Maria Lopez", Contexts: []string{"t", "c", "p", "k"},
+			// Sources where any passage has one; a score on one passage only
+			// is no ranking: none kept.
+			ContextSources: []string{"", "", "a.md", "3"}})
+	// Every passage scored, sources under the default keys.
+	f(`{"data": {"answer": "Maria Lopez", "sources": [
+		{"text": "a", "source": "bank.md", "score": 12.5},
+		{"text": "b", "url": "https://x/y", "relevance_score": 3}]}}`,
+		Answer{Text: "Maria Lopez", Contexts: []string{"a", "b"}, ContextSources: []string{"bank.md", "https://x/y"}, ContextScores: []float64{12.5, 3}})
 	// No contexts retrieved.
 	f(`{"data": {"answer": "no such info", "sources": []}}`, Answer{Text: "no such info", Contexts: []string{}})
 	f(`{"data": {"answer": "no such info"}}`, Answer{Text: "no such info"})
@@ -226,4 +234,39 @@ func TestExpandEnv(t *testing.T) {
 	f("${NOPE}", "", "environment variable NOPE is not set")
 	f("${}", "", "${}: not an environment variable name")
 	f("a ${RAG_TOKEN", "", "unterminated ${")
+}
+
+// TestRAGEndpointContextFields: configured source and score paths inside
+// the context objects win over the defaults, plain strings still work
+// beside them, and a score or source of the wrong type is a clear error.
+func TestRAGEndpointContextFields(t *testing.T) {
+	reply := ""
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, reply) })
+	rag := newRAG(t, srv.URL, RAGEndpointOptions{ContextsField: "hits", ContextSourceField: "meta.file", ContextScoreField: "meta.bm25"})
+	ask := func(body string) (Answer, error) {
+		reply = body
+		return rag.Answer(t.Context(), Query{Question: "q"})
+	}
+	got, err := ask(`{"answer": "x", "hits": [{"text": "one", "source": "ignored", "score": 9, "meta": {"file": "a.md", "bm25": 2.25}},
+		{"text": "two", "meta": {"file": 7, "bm25": 1}}]}`)
+	want := Answer{Text: "x", Contexts: []string{"one", "two"}, ContextSources: []string{"a.md", "7"}, ContextScores: []float64{2.25, 1}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("configured fields: %#v, %v; want %#v", got, err, want)
+	}
+	got, err = ask(`{"answer": "x", "hits": ["plain", {"text": "obj", "meta": {"file": "b.md", "bm25": 1}}]}`)
+	want = Answer{Text: "x", Contexts: []string{"plain", "obj"}, ContextSources: []string{"", "b.md"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("strings beside objects: %#v, %v; want %#v", got, err, want)
+	}
+	for body, msg := range map[string]string{
+		`{"answer": "x", "hits": [{"text": "a", "meta": {"bm25": "high"}}]}`: "item 0: the score at meta.bm25 is a string, not a number",
+		`{"answer": "x", "hits": [{"text": "a", "meta": {"file": true}}]}`:   "item 0: the source at meta.file is a boolean",
+	} {
+		if _, err := ask(body); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: error %v, want one saying %q", body, err, msg)
+		}
+	}
+	if _, err := NewRAGEndpoint("r", RAGEndpointOptions{URL: "http://x", ContextScoreField: "a..b"}); err == nil || !strings.Contains(err.Error(), "context_score_field") {
+		t.Errorf("bad context_score_field: %v", err)
+	}
 }

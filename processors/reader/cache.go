@@ -22,11 +22,13 @@ type Cache struct {
 
 // cached is an answer as the changelog stores it.
 type cached struct {
-	Text      string   `json:"text"`
-	TokensIn  int      `json:"tokens_in"`
-	TokensOut int      `json:"tokens_out"`
-	LatencyMS float64  `json:"latency_ms"`
-	Contexts  []string `json:"contexts,omitempty"`
+	Text      string    `json:"text"`
+	TokensIn  int       `json:"tokens_in"`
+	TokensOut int       `json:"tokens_out"`
+	LatencyMS float64   `json:"latency_ms"`
+	Contexts  []string  `json:"contexts,omitempty"`
+	Sources   []string  `json:"sources,omitempty"`
+	Scores    []float64 `json:"scores,omitempty"`
 }
 
 // NewCache returns an empty cache.
@@ -75,5 +77,6 @@ func (c *Cache) put(requestID string, a cached) ([]byte, error) {
 }
 
 func cachedOf(a provider.Answer, latencyMS float64) cached {
-	return cached{Text: a.Text, TokensIn: a.TokensIn, TokensOut: a.TokensOut, LatencyMS: latencyMS, Contexts: a.Contexts}
+	return cached{Text: a.Text, TokensIn: a.TokensIn, TokensOut: a.TokensOut, LatencyMS: latencyMS, Contexts: a.Contexts,
+		Sources: a.ContextSources, Scores: a.ContextScores}
 }

@@ -231,8 +231,21 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	res.LatencyMS = a.LatencyMS
 	res.TokensIn, res.TokensOut = clampUint32(a.TokensIn), clampUint32(a.TokensOut)
 	res.EvaluatedAt = s.now().UTC()
-	if req.Retrieves {
+	switch {
+	case req.Retrieves:
+		res.Retriever, res.RetrievedSources, res.RetrievedScores = schemas.RetrieverService, a.Sources, a.Scores
 		judgeRetrieval(res, a.Contexts, req.Contexts, req.Accepted)
+	case req.Axis == schemas.AxisRetrieval && !req.ClosedBook:
+		// A built-in retriever's passages are the variant's contexts,
+		// measured when the variant says what the ground truth is (no
+		// retriever named otherwise, so no metrics without it).
+		available := res.AnswerAvailable
+		judgeRetrieval(res, req.Contexts, req.GroundTruth, req.Accepted)
+		res.AnswerAvailable = available // the variant's, as for every reader
+		res.RetrievedSources, res.RetrievedScores = req.RetrievedSources, req.RetrievedScores
+		if len(req.GroundTruth) > 0 {
+			res.Retriever = req.Kind
+		}
 	}
 	// One result per (request, variant): identical prompts of two variants
 	// share a request id, yet pairing needs a result for each variant.
