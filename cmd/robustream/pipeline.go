@@ -226,6 +226,12 @@ func registry() []stageSpec {
 				// shown in /api/coverage as needing it.
 				st.SetGenerator(e.models.generator, perturbReplyCache(e.cfg.DataDir, e.log))
 			}
+			if e.models.embedder != nil {
+				// wordnet variants must stay within the similarity
+				// floor of their question (docs/methods.md, Query
+				// perturbations); without an embedder the rules alone.
+				st.SetEmbedder(e.models.embedder, perturb.DefaultSynonymFloor)
+			}
 			e.exposeSkipped(st)
 			return st, nil
 		}),

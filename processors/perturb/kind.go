@@ -73,7 +73,7 @@ type Input struct {
 var (
 	Char          = queryKind(KindChar)
 	QWERTY        = queryKind(KindQWERTY)
-	Synonym       = queryKind(KindWordNet)
+	Synonym       = synonymKind() // rules, then the embedding floor (synonym_floor.go)
 	AnswerRemoved = Kind{Axis: schemas.AxisDocument, Name: KindAnswerRemoved, Families: rareOnly,
 		Make: func(_ *Perturber, in *Input) (Made, error) {
 			ctxs, err := removeAnswer(in.Question.GTChunks, in.Answers)

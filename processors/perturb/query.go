@@ -69,6 +69,9 @@ func NewRand(questionID, kind string) *rand.Rand {
 type Perturber struct {
 	// WordNet is the synonym dictionary of the wordnet kind.
 	WordNet *WordNet
+	// similarity is the wordnet kind's embedding floor (synonym_floor.go);
+	// nil: the rules alone.
+	similarity *synonymFloor
 	// notes counts PRGB's noise shortfalls (placeholder.go).
 	notes *prgbNotes
 }
@@ -99,19 +102,8 @@ type queryWords struct {
 	skip    []bool // words[i] is a stopword or (part of) an accepted answer
 	answers *text.Answers
 	leaks   int8 // 0 unknown, 1 text holds no answer, 2 it does (see hasAnswer)
-	// tags (Penn part of speech per word, "" when unknown) and quoted are
-	// filled by tagWords, only for the wordnet kind: tagging is most of
-	// the cost of a query perturbation and char/qwerty do not need it.
-	tags   []string
-	quoted []bool
-}
-
-// tagWords fills q.tags and q.quoted once.
-func (q *queryWords) tagWords() {
-	if q.tags == nil {
-		q.tags = wordTags(q.text, q.words)
-		q.quoted = inQuotes(q.text, q.words)
-	}
+	// syn is the wordnet kind's analysis (synonym.go), made on first use.
+	syn *synonymWords
 }
 
 func newQueryWords(query string, answers *text.Answers, accepted []string) *queryWords {
@@ -168,35 +160,19 @@ func (p *Perturber) query(kind, questionID string, q *queryWords) (string, error
 		if err := p.WordNet.Available(); err != nil {
 			return "", err
 		}
-		q.tagWords()
 		change = func(i int, rng *rand.Rand) (string, bool) { return p.synonymChange(q, i, rng) }
 	default:
 		return "", fmt.Errorf("%w: %q", ErrUnknownKind, kind)
 	}
 
 	var eligible []int
-	for i, w := range words {
+	for i := range words {
 		if q.skip[i] {
 			continue
 		}
-		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
-			// A capitalized word inside the question is a name: WordNet
-			// would turn "Acme Corp" into "Meridian Corp", a question about
-			// another company rather than a paraphrase. The reference does
-			// swap names; we do not. Typos in names stay (char, qwerty):
-			// users do misspell names.
-			continue
-		}
-		if kind == KindWordNet && namesVersion(q.text, words, i) {
-			// A word before a version or a count names a program or a
-			// product ("make 4.3", "tar 1.34"): its synonym ("earn 4.3")
-			// asks about something else.
-			continue
-		}
-		if kind == KindWordNet && (q.quoted[i] || inCompound(q.tags, i) || p.WordNet.collocated(q.text, words, i)) {
-			// A quoted span is a title the question points at; a noun in a
-			// compound, or a word that is one WordNet entry with its
-			// neighbours ("second quarter"), means something else alone.
+		if kind == KindWordNet && !p.WordNet.synonymEligible(q.text, words, q.synonymWords(p.WordNet), i) {
+			// Names, code, quoted titles, the question's subject, noun
+			// compounds and collocations keep their words (synonym.go).
 			continue
 		}
 		eligible = append(eligible, i)
@@ -311,20 +287,4 @@ func qwertyChange(w string, rng *rand.Rand) (string, bool) {
 	}
 	rs[i] = r
 	return string(rs), true
-}
-
-// synonymChange replaces word i of q by a random meaning-preserving
-// synonym (WordNet.meaningSynonyms: same part of speech, dominant sense,
-// inflection kept) in its capitalization.
-func (p *Perturber) synonymChange(q *queryWords, i int, rng *rand.Rand) (string, bool) {
-	pos, infl, ok := posOf(q.tags[i])
-	if !ok {
-		return "", false
-	}
-	w := q.words[i].text
-	syns := p.WordNet.meaningSynonyms(w, pos, infl)
-	if len(syns) == 0 {
-		return "", false
-	}
-	return matchCase(w, syns[rng.IntN(len(syns))]), true
 }

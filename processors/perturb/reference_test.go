@@ -30,8 +30,7 @@ import (
 func referenceQuery(p *Perturber, kind, questionID, query string, accepted []string) (string, error) {
 	words := splitWords(query)
 	var change func(i int, rng *rand.Rand) (string, bool)
-	var tags []string
-	var quoted []bool
+	var syn *synonymWords
 	switch kind {
 	case KindChar:
 		change = func(i int, rng *rand.Rand) (string, bool) { return charChange(words[i].text, rng) }
@@ -45,14 +44,17 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 			return "", err
 		}
 		// The meaning-preserving choice (synonym.go) is the reference
-		// here: tagged and quoted per call, not shared between kinds.
-		tags, quoted = wordTags(query, words), inQuotes(query, words)
+		// here: analysed per call, not shared between kinds.
+		syn = p.WordNet.analyseSynonymWords(query, words)
 		change = func(i int, rng *rand.Rand) (string, bool) {
-			pos, infl, ok := posOf(tags[i])
+			pos, infl, ok := posOf(syn.tags[i])
 			if !ok {
 				return "", false
 			}
-			syns := p.WordNet.meaningSynonyms(words[i].text, pos, infl)
+			syns := p.WordNet.meaningSynonyms(words[i].text, pos, infl, pos == 1 && p.WordNet.personObject(words, syn.tags, i))
+			if i > 0 && (strings.EqualFold(words[i-1].text, "a") || strings.EqualFold(words[i-1].text, "an")) {
+				syns = slices.DeleteFunc(slices.Clone(syns), func(x string) bool { return vowelSound(x) != vowelSound(words[i].text) })
+			}
 			if len(syns) == 0 {
 				return "", false
 			}
@@ -68,13 +70,7 @@ func referenceQuery(p *Perturber, kind, questionID, query string, accepted []str
 		if isStopword(w.text) || isAnswerWord(w.text, answer) || w.start >= anchor || strings.ContainsAny(w.text, "0123456789") {
 			continue
 		}
-		if kind == KindWordNet && i > 0 && startsUpper(w.text) {
-			continue
-		}
-		if kind == KindWordNet && i+1 < len(words) && query[w.end:words[i+1].start] == " " && strings.IndexAny(words[i+1].text[:1], "0123456789") == 0 {
-			continue // a program or product named before its version
-		}
-		if kind == KindWordNet && (quoted[i] || inCompound(tags, i) || p.WordNet.collocated(query, words, i)) {
+		if kind == KindWordNet && !p.WordNet.synonymEligible(query, words, syn, i) {
 			continue
 		}
 		eligible = append(eligible, i)

@@ -64,9 +64,10 @@ func TestStageProcess(t *testing.T) {
 	wn := wordNetOrSkip(t)
 	st := mustStage(t, Config{WordNet: wn})
 	q := testQuestion()
-	// A question with a safe synonym ("large" → "big"): the meaning-preserving
-	// wordnet kind finds none for "revenue", whose senses are too evenly used.
-	q.Question = "What was Acme Corp's large revenue in Q3 2025?"
+	// A question with safe synonyms outside its subject ("large" → "big",
+	// "bought" → "purchased"): the meaning-preserving wordnet kind keeps
+	// the subject of a "What was …" question whole.
+	q.Question = "Which customers bought Acme Corp's large servers in Q3 2025?"
 	recs, err := st.Process(context.Background(), encodeQuestion(t, q))
 	if err != nil {
 		t.Fatal(err)
