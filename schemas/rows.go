@@ -618,17 +618,19 @@ func (p *directPlan) decode(b []byte, cells cellRef, extra *[]byte) (ok bool) {
 		return false // no id, no version: the struct path says so
 	}
 	for {
-		// Key: plain ASCII only, no escapes. The key expected next is
-		// compared in place, without a scan for its end.
+		// Key: plain ASCII only, no escapes. The key expected next, or
+		// one of the few after it (the encoder leaves empty fields out),
+		// is compared in place, without a scan for its end.
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
 		var a *keyAction
 		var end int
-		if pos < len(p.order) {
-			k := p.order[pos]
+		for q := pos; q < min(pos+lookahead, len(p.order)); q++ {
+			k := p.order[q]
 			if e := i + 1 + len(k); e < len(b) && b[e] == '"' && string(b[i+1:e]) == k {
-				a, end = &p.acts[pos], e
+				a, end = &p.acts[q], e
+				break
 			}
 		}
 		var key string
@@ -705,6 +707,10 @@ func (p *directPlan) decode(b []byte, cells cellRef, extra *[]byte) (ok bool) {
 }
 
 var versionText = strconv.Itoa(Version)
+
+// lookahead is how many keys of the struct order decode tries in place
+// before it looks a key up: the expected one and the next three.
+const lookahead = 4
 
 // value reads column c's value at b[i:] into its cell, returning the
 // offset after it, or -1 for the struct path.
@@ -785,24 +791,25 @@ func utcSeconds(s []byte) (int64, bool) {
 	if len(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
 		return 0, false
 	}
-	num := func(from, to int) int {
-		n := 0
-		for _, c := range s[from:to] {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			n = n*10 + int(c-'0')
+	for _, k := range digitPlaces {
+		if s[k] < '0' || s[k] > '9' {
+			return 0, false
 		}
-		return n
 	}
-	year, month, day := num(0, 4), num(5, 7), num(8, 10)
-	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
-	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+	d := func(k int) int { return int(s[k] - '0') }
+	year, month, day := d(0)*1000+d(1)*100+d(2)*10+d(3), d(5)*10+d(6), d(8)*10+d(9)
+	hour, minute, sec := d(11)*10+d(12), d(14)*10+d(15), d(17)*10+d(18)
+	if month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
 		return 0, false
 	}
 	if frac := s[19 : len(s)-1]; len(frac) > 0 {
-		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || num(20, len(s)-1) < 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
 			return 0, false
+		}
+		for _, c := range frac[1:] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
 		}
 	}
 	if day > daysIn(month, year) {
@@ -833,6 +840,9 @@ func utcSeconds(s []byte) (int64, bool) {
 	}
 	return secs, true
 }
+
+// digitPlaces are the offsets of the digits in 2006-01-02T15:04:05.
+var digitPlaces = [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}
 
 func daysIn(month, year int) int {
 	switch month {
@@ -882,16 +892,18 @@ func scanString(b []byte, i int) (end int, simple bool) {
 	for ; j+8 <= len(b); j += 8 {
 		if m := stops(binary.LittleEndian.Uint64(b[j:])); m != 0 {
 			j += bits.TrailingZeros64(m) >> 3
-			break
+			if b[j] == '"' {
+				return j, true
+			}
+			return scanOther(b, i, j)
 		}
 	}
 	for ; j < len(b); j++ {
-		if c := b[j]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+		if c := b[j]; c == '"' {
+			return j, true
+		} else if c == '\\' || c < 0x20 || c >= 0x80 {
 			break
 		}
-	}
-	if j < len(b) && b[j] == '"' {
-		return j, true
 	}
 	return scanOther(b, i, j)
 }
@@ -986,6 +998,25 @@ func skipNumber(b []byte, i int) int {
 	return j
 }
 
+// floatFits reports, for a number skipNumber accepted, that it has no
+// exponent and fewer digits before the point than the largest float of
+// its size (38 for float32, 308 for float64), so that parsing, which
+// fails only out of range, need not be asked.
+func floatFits(num []byte, bits int) bool {
+	whole, point := 0, false
+	for _, c := range num {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c == '.':
+			point = true
+		case c >= '0' && c <= '9' && !point:
+			whole++
+		}
+	}
+	return whole <= 38 || (bits == 64 && whole <= 308)
+}
+
 // skipShaped skips a value of a field no column stores, if it has the
 // shape the field's type accepts; -1 otherwise.
 func skipShaped(b []byte, i int, spec skipSpec) int {
@@ -1034,8 +1065,10 @@ func skipShaped(b []byte, i int, spec skipSpec) int {
 		if end < 0 {
 			return -1
 		}
-		if _, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b[i:]), end-i), spec.bits); err != nil {
-			return -1
+		if !floatFits(b[i:end], spec.bits) {
+			if _, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b[i:]), end-i), spec.bits); err != nil {
+				return -1
+			}
 		}
 		return end
 	case shapeStrings, shapeStringMap:

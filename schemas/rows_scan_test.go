@@ -3,6 +3,7 @@ package schemas
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -116,5 +117,36 @@ func TestDirectRecordBuffers(t *testing.T) {
 		}
 		got.Release()
 		want.Release()
+	}
+}
+
+// TestFloatFits: where floatFits answers for a skipped float, parsing
+// agrees (it fails only out of range), at both sizes, around the largest
+// float of each.
+func TestFloatFits(t *testing.T) {
+	nums := []string{"0", "-0", "1.5", "-12.25", "0.000001", "3.4e38", "1e39", "1E5", "1.5e-400", "1.0e400"}
+	for _, whole := range []int{1, 37, 38, 39, 40, 307, 308, 309, 310, 400} {
+		for _, lead := range []string{"1", "3", "9"} {
+			n := lead + strings.Repeat("9", whole-1)
+			nums = append(nums, n, "-"+n, n+".5", n+".999")
+		}
+	}
+	fits := 0
+	for _, n := range nums {
+		for _, bits := range []int{32, 64} {
+			if skipNumber([]byte(n), 0) != len(n) {
+				t.Fatalf("%s is not a number to skipNumber", n)
+			}
+			_, err := strconv.ParseFloat(n, bits)
+			if floatFits([]byte(n), bits) {
+				fits++
+				if err != nil {
+					t.Errorf("%s (float%d): floatFits, but parsing says %v", n, bits, err)
+				}
+			}
+		}
+	}
+	if fits < len(nums) {
+		t.Errorf("floatFits answered for only %d of %d", fits, 2*len(nums))
 	}
 }
