@@ -156,6 +156,8 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /api/grade", s.windowedPanel(metrics.GRADEPanel))
 	mux.HandleFunc("GET /api/sure", s.windowedPanel(metrics.SUREPanel))
 	mux.HandleFunc("GET /api/prgb", s.windowedPanel(metrics.PRGBPanel))
+	mux.HandleFunc("GET /api/retrieval", s.windowedPanel(metrics.RetrievalQuery))
+	mux.HandleFunc("GET /api/freshness", s.windowedPanel(metrics.FreshnessQuery))
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)

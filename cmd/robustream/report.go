@@ -90,8 +90,11 @@ func parseWindow(s string) (time.Duration, error) {
 type metricReport struct {
 	*metrics.Report
 	Coverage []coverageRow `json:"coverage"`
-	query    queryFunc
-	ctx      context.Context
+	// Retrieval and Freshness: processors/metrics/retrieval.go.
+	Retrieval []metrics.RetrievalRow `json:"retrieval"`
+	Freshness []metrics.FreshnessRow `json:"freshness"`
+	query     queryFunc
+	ctx       context.Context
 }
 
 // buildReport runs the families' queries and the coverage counts.
@@ -102,6 +105,12 @@ func buildReport(ctx context.Context, query queryFunc, window string, win time.D
 	}
 	r := &metricReport{Report: rep, query: query, ctx: ctx}
 	if err := r.loadCoverage(); err != nil {
+		return nil, err
+	}
+	if r.Retrieval, err = metrics.Retrieval(ctx, metrics.QueryFunc(query), metrics.ReportWindow(win)); err != nil {
+		return nil, err
+	}
+	if r.Freshness, err = metrics.Freshness(ctx, metrics.QueryFunc(query), metrics.ReportWindow(win)); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -136,6 +145,8 @@ func rcount(s string) int64 {
 func (r *metricReport) writeText(w io.Writer) error {
 	var b strings.Builder
 	r.Report.WriteText(&b)
+	metrics.WriteRetrievalText(&b, r.Retrieval)
+	metrics.WriteFreshnessText(&b, r.Freshness)
 	r.writeCoverage(&b)
 	// Cells are padded to a width; a line ends at its last character.
 	lines := strings.Split(b.String(), "\n")

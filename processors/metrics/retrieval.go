@@ -111,6 +111,7 @@ const (
 // FreshnessQuery is the time-to-knowledge per model over the questions
 // first asked in w.
 func FreshnessQuery(w Window) string {
+	w.Column = "asked"
 	return `SELECT model_id, count() AS questions, countIf(indexed_at > 0) AS indexed,
     countIf(indexed_at = 0 AND gave_up = 0) AS waiting, countIf(indexed_at = 0 AND gave_up = 1) AS gave_up_n,
     quantileExactIf(0.5)(ttk, indexed_at > 0) AS p50, quantileExactIf(0.9)(ttk, indexed_at > 0) AS p90,
@@ -131,7 +132,6 @@ ORDER BY model_id`
 
 // Freshness runs FreshnessQuery.
 func Freshness(ctx context.Context, q QueryFunc, w Window) ([]FreshnessRow, error) {
-	w.Column = "asked"
 	rows, err := Rows(ctx, q, FreshnessQuery(w))
 	if err != nil {
 		return nil, fmt.Errorf("time-to-knowledge: %w", err)
