@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -21,6 +22,7 @@ import (
 	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/sources/ingest"
 	"github.com/robustream/robustream/sources/jsonl"
+	kafkasrc "github.com/robustream/robustream/sources/kafka"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -166,6 +168,36 @@ func TestSourceConformance(t *testing.T) {
 		finite:    func(t *testing.T) streams.Source { return ingestSource(t, true) },
 		unbounded: func(t *testing.T) streams.Source { return ingestSource(t, false) },
 		edit:      func(t *testing.T) { ingestTexts["r2"] = "Globex hired 460 engineers." },
+	})
+	// kafka: a topic another system writes; every build reads it as a new
+	// consumer group, so that each run reads it all.
+	const kafkaTopic = "conformance.documents"
+	if err := kafka.EnsureTopics(context.Background(), kafkaTopic); err != nil {
+		t.Fatal(err)
+	}
+	writer := kafka.NewWriter()
+	defer writer.Close()
+	produce := func(t *testing.T, key, value string) {
+		if err := streams.Produce(context.Background(), writer, streams.Record{Topic: kafkaTopic, Key: []byte(key), Value: []byte(value)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce(t, "r1", `{"id":"r1","title":"Alpha","text":"Acme Corp's revenue in 2025 was $4.2 billion."}`)
+	produce(t, "r2", "Globex hired 450 engineers.")
+	groups := 0
+	kafkaSource := func(t *testing.T, finite bool) streams.Source {
+		groups++
+		s, err := kafkasrc.New(kafkasrc.Config{Topic: kafkaTopic, Group: fmt.Sprintf("conformance-%d", groups), Finite: finite}, kafka, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cases = append(cases, sourceCase{
+		name:      "kafka",
+		finite:    func(t *testing.T) streams.Source { return kafkaSource(t, true) },
+		unbounded: func(t *testing.T) streams.Source { return kafkaSource(t, false) },
+		edit:      func(t *testing.T) { produce(t, "r2", "Globex hired 460 engineers.") },
 	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/sources/jsonl"
+	kafkasrc "github.com/robustream/robustream/sources/kafka"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -29,11 +30,11 @@ type sourceKind struct {
 
 // sourceKinds is the source registry: adding a kind is a file defining it
 // and one line here.
-var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource}
+var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource, kafkaSource}
 
 // plannedSources are kinds the documentation names that this build does not
 // have: asking for one is a clear error, not "unknown".
-var plannedSources = []string{"rss", "atom", "kafka"}
+var plannedSources = []string{"rss", "atom"}
 
 var demoSource = sourceKind{
 	name:  "demo",
@@ -79,6 +80,33 @@ var jsonlSource = sourceKind{
 		}
 		return jsonl.New(jsonl.Config{Path: path, Speed: speed}, e.log)
 	},
+}
+
+var kafkaSource = sourceKind{
+	name:  "kafka",
+	usage: "kafka:TOPIC",
+	check: func(arg string) error {
+		if !validTopic(arg) {
+			return fmt.Errorf("kafka: %q is not a topic name (kafka:TOPIC; letters, digits, '.', '_', '-', at most 249)", arg)
+		}
+		return nil
+	},
+	build: func(e *engine, arg string, finite bool) (streams.Source, error) {
+		return kafkasrc.New(kafkasrc.Config{Topic: arg, Finite: finite}, e.kafka, e.log)
+	},
+}
+
+// validTopic is Kafka's rule for topic names.
+func validTopic(s string) bool {
+	if s == "" || len(s) > 249 || s == "." || s == ".." {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonlArg splits "PATH?speed=N": N seconds of publication time replayed

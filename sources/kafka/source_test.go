@@ -1,0 +1,140 @@
+package kafka
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
+	"github.com/robustream/robustream/sources/jsonl"
+	"github.com/robustream/robustream/streams"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// TestKcatProducesDocuments: kcat, authenticated to the embedded broker as
+// another system would be, writes a JSON record, a plain-text message, a
+// tombstone and a malformed message; the source reads them as a document,
+// a document, a deletion and a dead letter naming the offset, commits, and
+// a second finite run reads nothing until kcat writes an edit.
+func TestKcatProducesDocuments(t *testing.T) {
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		t.Skip("kcat is not installed (Debian package kcat)")
+	}
+	ctx := context.Background()
+	b, err := streams.StartBroker(t.TempDir(), "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	k, err := streams.NewKafka(b.ClientConfig().WithPartitions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	const topic = "team.documents"
+	if err := k.EnsureTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	pass, err := streams.ReadBrokerPassword(b.PasswordFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	produce := func(lines ...string) {
+		t.Helper()
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, kcat, "-b", b.Addr(), "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=SCRAM-SHA-256",
+			"-X", "sasl.username="+streams.BrokerUser, "-X", "sasl.password="+pass, "-P", "-t", topic, "-K", "|", "-Z")
+		cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kcat -P: %v\n%s", err, out)
+		}
+	}
+	produce(
+		`nw|{"id":"nw","title":"Northwind","text":"Northwind Bank opened 12 new branches.","published_at":"2026-04-28"}`,
+		`gx|Globex Industries hired 450 engineers.`,
+		`old|`,
+		`bad|{"id":"bad","text":`,
+	)
+	run := func() (docs []schemas.DocumentVersion, dead []streams.Record) {
+		t.Helper()
+		s, err := New(Config{Topic: topic, Finite: true}, k, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		err = s.Run(rctx, func(_ context.Context, recs ...streams.Record) error {
+			for _, r := range recs {
+				if r.Topic == streams.TopicDLQ {
+					dead = append(dead, r)
+					continue
+				}
+				var d schemas.DocumentVersion
+				if err := schemas.Decode(r.Value, &d); err != nil {
+					t.Fatal(err)
+				}
+				docs = append(docs, d)
+			}
+			return nil
+		})
+		if err != nil || rctx.Err() != nil {
+			t.Fatalf("finite run: %v %v", err, rctx.Err())
+		}
+		return docs, dead
+	}
+	docs, dead := run()
+	byID := map[string]schemas.DocumentVersion{}
+	for _, d := range docs {
+		byID[d.DocID] = d
+	}
+	nw, gx, old := byID[jsonl.DocID(SourceName, "nw")], byID[jsonl.DocID(SourceName, "gx")], byID[jsonl.DocID(SourceName, "old")]
+	if len(docs) != 3 || nw.Title != "Northwind" || nw.PublishedAt.IsZero() || gx.Text != "Globex Industries hired 450 engineers." ||
+		!sources.IsDeletion(&old) || gx.Source != SourceName {
+		t.Fatalf("documents: %+v", docs)
+	}
+	if len(dead) != 1 || string(dead[0].Key) != "bad" {
+		t.Fatalf("dead letters: %+v", dead)
+	}
+	if tp, _ := streams.HeaderValue(dead[0].Headers, streams.HeaderDLQTopic); tp != topic {
+		t.Errorf("dead letter names topic %q", tp)
+	}
+	if docs, dead := run(); len(docs)+len(dead) != 0 {
+		t.Fatalf("second run re-read %d messages; the group's offsets were not committed", len(docs)+len(dead))
+	}
+	produce(`gx|Globex Industries hired 460 engineers.`)
+	docs, _ = run()
+	if len(docs) != 1 || docs[0].Text != "Globex Industries hired 460 engineers." {
+		t.Fatalf("after an edit: %+v", docs)
+	}
+}
+
+// TestMessageForms: the record id defaults to the key; an id that
+// disagrees with the key, a keyless text message and a keyless tombstone
+// are refused.
+func TestMessageForms(t *testing.T) {
+	s, _ := New(Config{Topic: "t"}, nil, quiet)
+	m := func(key, value string, null bool) *schemas.DocumentVersion {
+		msg := kafkagoMessage(key, value, null)
+		d, err := s.document(msg)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	if d := m("a", `{"text":"Acme."}`, false); d == nil || d.DocID != jsonl.DocID(SourceName, "a") {
+		t.Errorf("id from the key: %+v", d)
+	}
+	for _, c := range []struct{ key, value string }{{"a", `{"id":"b","text":"x"}`}, {"", "plain"}, {"", ""}} {
+		if d := m(c.key, c.value, c.value == ""); d != nil {
+			t.Errorf("key %q value %q accepted as %+v", c.key, c.value, d)
+		}
+	}
+}
