@@ -391,64 +391,90 @@ var (
 // no subject marked: their subject is the wh-phrase.
 func (wn *WordNet) subjectWords(words []word, tags []string) []bool {
 	out := make([]bool, len(words))
-	wh := false
-	for i, w := range words {
-		lw := strings.ToLower(w.text)
-		if !wh {
-			wh = whWords[lw]
-			continue
+	lower := func(k int) string { return strings.ToLower(words[k].text) }
+	start := slices.IndexFunc(words, func(w word) bool { return whWords[strings.ToLower(w.text)] })
+	if start < 0 {
+		return out
+	}
+	i := -1 // the question's auxiliary: right after the wh-phrase
+	for k := start + 1; k < len(words) && k <= start+maxWhPhrase; k++ {
+		if auxiliaries[lower(k)] {
+			i = k
+			break
 		}
-		if strings.HasPrefix(tags[i], "VB") && !auxiliaries[lw] {
-			// A verb before any auxiliary: the wh-phrase is the subject
-			// ("Which release introduced the bug where … were …?").
+	}
+	if i < 0 {
+		// "Which release introduced the bug where … were …?": the
+		// wh-phrase is the subject.
+		return out
+	}
+	for k := start + 1; k < i; k++ {
+		// The wh-phrase's words are nouns and modifiers ("Which tools
+		// did …"), whatever the tagger, trained on statements, says.
+		if strings.HasPrefix(tags[k], "VB") {
+			tags[k] = "NN"
+		}
+	}
+	adverb := func(k int) bool { return strings.HasPrefix(tags[k], "RB") || lower(k) == "no" }
+	// verbFollows: after word k and any adverbs comes a verb, so word k,
+	// tagged a verb, is a noun of the subject ("the timeout command now
+	// accept").
+	verbFollows := func(k int) bool {
+		j := k + 1
+		for j < len(words) && adverb(j) {
+			j++
+		}
+		return j < len(words) && (strings.HasPrefix(tags[j], "VB") && !auxiliaries[lower(j)] || wn.mainVerb(words, tags, j))
+	}
+	do := lower(i) == "do" || lower(i) == "does" || lower(i) == "did"
+	for k := i + 1; k < len(words); k++ {
+		t := tags[k]
+		if do && k > i+1 && wn.mainVerb(words, tags, k) && !verbFollows(k) {
+			// The tagger reads the bare verb of "What does GnuTLS
+			// require as of …?" as a noun: after do, a verb's base form
+			// that ends the clause is the main verb (unless a verb still
+			// follows: "the timeout command now accept").
+			tags[k] = "VB"
 			return out
 		}
-		if !auxiliaries[lw] {
-			continue
-		}
-		do := lw == "do" || lw == "does" || lw == "did"
-		for k := i + 1; k < len(words); k++ {
-			t := tags[k]
-			if do && k > i+1 && wn.mainVerb(words, tags, k) {
-				// The tagger reads the bare verb of "What does GnuTLS
-				// require as of …?" as a noun: after do, a verb's base
-				// form that ends the clause is the main verb.
+		switch {
+		case auxiliaries[lower(k)]:
+			return out
+		case k == i+1:
+			// The subject has at least one word, whatever its tag
+			// ("What does Increase number … ?", "When was apt 2.4
+			// released?").
+		case adverb(k):
+			// "now", "no longer", "also": the verb follows.
+			for k < len(words) && adverb(k) {
+				k++
+			}
+			if do && k < len(words) && wn.mainVerb(words, tags, k) {
 				tags[k] = "VB"
-				return out
 			}
-			switch {
-			case auxiliaries[strings.ToLower(words[k].text)]:
-				return out
-			case strings.HasPrefix(t, "RB") || strings.ToLower(words[k].text) == "no":
-				// "now", "no longer", "also": the verb follows.
-				for k < len(words) && (strings.HasPrefix(tags[k], "RB") || strings.ToLower(words[k].text) == "no") {
-					k++
-				}
-				if do && k < len(words) && wn.mainVerb(words, tags, k) {
-					tags[k] = "VB"
-				}
-				return out
-			case k == i+1:
-				// The subject has at least one word, whatever its tag
-				// ("What does Increase number … ?").
-			case (t == "VB" || t == "VBP") && (strings.HasPrefix(tags[k-1], "DT") || tags[k-1] == "PRP$" || tags[k-1] == "POS" || strings.HasPrefix(tags[k-1], "JJ")):
-				// A verb tag after a determiner or adjective is the
-				// tagger misreading a noun ("the prompt").
-			case t == "VB" || t == "VBP" || t == "VBZ" || t == "VBD" || t == "MD" || strings.HasPrefix(t, "W"):
-				return out
-			case (t == "VBN" || t == "VBG") && k > i+1 && (k+1 == len(words) || !strings.HasPrefix(tags[k+1], "NN") && !strings.HasPrefix(tags[k+1], "JJ")):
-				// A participle not followed by a noun or adjective
-				// ("the bug fixed in …", "When was apt 2.4 released?")
-				// is the verb or a postmodifier; one before a noun
-				// ("the proposed password") is part of the subject.
-				return out
-			}
-			out[k] = true
+			return out
+		case (t == "VB" || t == "VBP") && (strings.HasPrefix(tags[k-1], "DT") || tags[k-1] == "PRP$" || tags[k-1] == "POS" || strings.HasPrefix(tags[k-1], "JJ") || verbFollows(k)):
+			// A verb tag after a determiner or adjective, or before the
+			// verb, is the tagger misreading a noun ("the prompt", "the
+			// timeout command now accept").
+			tags[k] = "NN"
+		case t == "VB" || t == "VBP" || t == "VBZ" || t == "VBD" || t == "MD" || strings.HasPrefix(t, "W"):
+			return out
+		case (t == "VBN" || t == "VBG") && (k+1 == len(words) || !strings.HasPrefix(tags[k+1], "NN") && !strings.HasPrefix(tags[k+1], "JJ")):
+			// A participle not followed by a noun or adjective ("the bug
+			// fixed in …", "When was apt 2.4 released?") is the verb or
+			// a postmodifier; one before a noun ("the proposed
+			// password") is part of the subject.
+			return out
 		}
-		return out
+		out[k] = true
 	}
 	return out
 }
+
+// maxWhPhrase is how many words may stand between the wh-word and the
+// auxiliary: "How many bit RSA keys does …".
+const maxWhPhrase = 5
 
 // mainVerb reports whether words[k] is a verb in its base form (a WordNet
 // verb lemma) that ends the question's clause: the last word, or one
