@@ -377,8 +377,10 @@ func inhibitor(k seriesKey, v verdict, firing map[seriesKey]verdict, maxDrop flo
 	// Their rates start elsewhere (a placeholder question is easier than
 	// a clean one), so what is compared is the share of its rate each
 	// kept: a series is explained unless it kept max_drop less of it.
+	// A retriever's recall is not one of them: a worse retriever is a
+	// cause of falling answers, never their symptom, and alerts of its own.
 	clean := seriesKey{Model: k.Model, Family: CleanFamily, Metric: CleanMetric, Axis: OriginalAxis, Kind: OriginalAxis, Domain: k.Domain}
-	if k != clean && k.Family != CleanFamily {
+	if k != clean && k.Family != CleanFamily && k.Family != RetrievalFamily {
 		if cv, ok := firing[clean]; ok && v.kept() >= cv.kept()-maxDrop {
 			return clean, true
 		}

@@ -45,7 +45,7 @@ func engine(t *testing.T) clickhouse.Engine {
 		}
 		t.Fatal(chErr)
 	}
-	for _, tbl := range []string{"outcomes", "robustness_5m", "robustness_1h", "robustness_1d", "alerts", "model_revisions"} {
+	for _, tbl := range []string{"outcomes", "robustness_5m", "robustness_1h", "robustness_1d", "alerts", "model_revisions", "eval_results"} {
 		exec(t, chEng, "TRUNCATE TABLE robustream."+tbl)
 	}
 	return chEng

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/robustream/robustream/schemas"
 )
 
 // Querier runs a read query against ClickHouse and returns its output in
@@ -172,10 +174,16 @@ GROUP BY model_id, family, metric, axis, kind, domain, recent, pattern`,
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the rollup: %w", err)
 	}
+	rows := tsvRows(out)
+	retrieval, err := readRetrieval(ctx, q, w, skip)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, retrieval...)
 	perDomain := map[seriesKey]*counts{}
 	pooled := map[seriesKey]*counts{}
 	domains := map[seriesKey]map[string]bool{}
-	for _, f := range tsvRows(out) {
+	for _, f := range rows {
 		if len(f) != 10 {
 			return nil, fmt.Errorf("rollup row has %d fields, want 10", len(f))
 		}
@@ -211,6 +219,45 @@ GROUP BY model_id, family, metric, axis, kind, domain, recent, pattern`,
 		}
 	}
 	return pooled, nil
+}
+
+// RetrievalFamily, RetrievalMetric and RetrievalAxis name a retriever's
+// series: model|retrieval|recall|retriever/<retriever>|domain, the mean
+// context recall of the model's results through that retriever
+// (docs/methods.md, Retrieval metrics), "service" for a RAG service's own.
+const (
+	RetrievalFamily = "retrieval"
+	RetrievalMetric = "recall"
+	RetrievalAxis   = "retriever"
+)
+
+// readRetrieval reads the retrievers' series in readCounts' row layout,
+// from the eval results (recall is no outcome, so it is in no rollup): the
+// results with retrieved passages, without failed calls and results asked
+// before a service had indexed their document. Incidents of the
+// retrieval family leave the baseline as they do for the rollup.
+func readRetrieval(ctx context.Context, q Querier, w windows, skip []incident) ([][]string, error) {
+	exclude := ""
+	for _, in := range skip {
+		if in.family != RetrievalFamily {
+			continue
+		}
+		exclude += fmt.Sprintf("\n    AND NOT (model_id = %s AND evaluated_at >= toDateTime(%d) AND evaluated_at < toDateTime(%d) AND evaluated_at < toDateTime(%d))",
+			quote(in.model), in.from.Unix(), in.to.Unix(), w.recentStart.Unix())
+	}
+	query := fmt.Sprintf(`SELECT model_id, %s, %s, %s, retriever, domain,
+    evaluated_at >= toDateTime(%d) AS recent, count(), sum(retrieval_recall), pattern
+FROM robustream.eval_results FINAL
+WHERE evaluated_at >= toDateTime(%d) AND evaluated_at <= toDateTime(%d)
+    AND retriever != '' AND error = '' AND index_state != %s%s
+GROUP BY model_id, retriever, domain, recent, pattern`,
+		quote(RetrievalFamily), quote(RetrievalMetric), quote(RetrievalAxis),
+		w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix(), quote(schemas.IndexNotIndexed), exclude)
+	out, err := q.Query(ctx, query, "TabSeparated")
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the retrievers' recall: %w", err)
+	}
+	return tsvRows(out), nil
 }
 
 // tsvRows splits TabSeparated output into unescaped fields.
@@ -281,12 +328,21 @@ func around(ctx context.Context, q Querier, k seriesKey, w windows) (string, err
 		where += " AND domain = " + quote(k.Domain)
 	}
 	rs, bs, end := w.recentStart.Unix(), w.baseStart.Unix(), w.end.Unix()
-	query := fmt.Sprintf(`SELECT count(), countIf(published_at > (SELECT max(published_at) FROM robustream.outcomes
+	if k.Family == RetrievalFamily {
+		// No outcomes: the eval results' own published_at.
+		where = strings.Replace(where, "family = "+quote(k.Family)+" AND metric = "+quote(k.Metric)+" AND axis = "+quote(k.Axis)+" AND kind = "+quote(k.Kind),
+			"retriever = "+quote(k.Kind), 1)
+	}
+	table := "outcomes"
+	if k.Family == RetrievalFamily {
+		table = "eval_results"
+	}
+	query := fmt.Sprintf(`SELECT count(), countIf(published_at > (SELECT max(published_at) FROM robustream.%[5]s
     WHERE %[1]s AND evaluated_at >= toDateTime(%[2]d) AND evaluated_at < toDateTime(%[3]d))),
-    toUnixTimestamp((SELECT max(published_at) FROM robustream.outcomes
+    toUnixTimestamp((SELECT max(published_at) FROM robustream.%[5]s
     WHERE %[1]s AND evaluated_at >= toDateTime(%[2]d) AND evaluated_at < toDateTime(%[3]d)))
-FROM robustream.outcomes WHERE %[1]s AND evaluated_at >= toDateTime(%[3]d) AND evaluated_at <= toDateTime(%[4]d)`,
-		where, bs, rs, end)
+FROM robustream.%[5]s WHERE %[1]s AND evaluated_at >= toDateTime(%[3]d) AND evaluated_at <= toDateTime(%[4]d)`,
+		where, bs, rs, end, table)
 	out, err := q.Query(ctx, query, "TabSeparated")
 	if err != nil {
 		return "", fmt.Errorf("cannot read the outcomes around the drop: %w", err)
