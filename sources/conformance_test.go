@@ -9,10 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +23,7 @@ import (
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/feed"
 	"github.com/robustream/robustream/sources/ingest"
 	"github.com/robustream/robustream/sources/jsonl"
 	kafkasrc "github.com/robustream/robustream/sources/kafka"
@@ -199,6 +203,41 @@ func TestSourceConformance(t *testing.T) {
 		unbounded: func(t *testing.T) streams.Source { return kafkaSource(t, false) },
 		edit:      func(t *testing.T) { produce(t, "r2", "Globex hired 460 engineers.") },
 	})
+	// rss and atom: a real HTTP server serving a feed of each format.
+	var feedMu sync.Mutex
+	feedBodies := map[string]string{
+		"/rss.xml": `<rss version="2.0"><channel><title>News</title>` +
+			`<item><guid>n1</guid><title>Acme</title><pubDate>Tue, 28 Apr 2026 09:00:00 +0000</pubDate><description>Acme Corp's revenue in 2025 was $4.2 billion.</description></item>` +
+			`<item><guid>n2</guid><title>Globex</title><description>Globex hired 450 engineers.</description></item></channel></rss>`,
+		"/atom.xml": `<feed xmlns="http://www.w3.org/2005/Atom"><title>News</title><id>urn:news</id>` +
+			`<entry><id>urn:n1</id><title>Acme</title><published>2026-04-28T09:00:00Z</published><content type="html">&lt;p&gt;Acme Corp's revenue in 2025 was $4.2 billion.&lt;/p&gt;</content></entry>` +
+			`<entry><id>urn:n2</id><title>Globex</title><content>Globex hired 450 engineers.</content></entry></feed>`,
+	}
+	feedServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		feedMu.Lock()
+		defer feedMu.Unlock()
+		io.WriteString(w, feedBodies[r.URL.Path])
+	}))
+	defer feedServer.Close()
+	for _, kind := range []string{"rss", "atom"} {
+		build := func(t *testing.T, finite bool) streams.Source {
+			s, err := feed.New(feed.Config{Kind: kind, URL: feedServer.URL + "/" + kind + ".xml", Finite: finite, PollInterval: time.Hour}, quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		cases = append(cases, sourceCase{
+			name:      kind,
+			finite:    func(t *testing.T) streams.Source { return build(t, true) },
+			unbounded: func(t *testing.T) streams.Source { return build(t, false) },
+			edit: func(t *testing.T) {
+				feedMu.Lock()
+				defer feedMu.Unlock()
+				feedBodies["/"+kind+".xml"] = strings.Replace(feedBodies["/"+kind+".xml"], "450 engineers", "460 engineers", 1)
+			},
+		})
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Run("records", func(t *testing.T) {

@@ -77,8 +77,11 @@ func TestRegistriesTakeNewKinds(t *testing.T) {
 	if err != nil || kind.name != "empty" {
 		t.Fatalf("--source empty: %v", err)
 	}
-	if _, _, err := parseSourceSpec("rss:https://example.org/feed"); err == nil || !strings.Contains(err.Error(), "not supported by this build yet") {
+	if _, _, err := parseSourceSpec("goldens:/tmp/g.jsonl"); err == nil || !strings.Contains(err.Error(), "not supported by this build yet") {
 		t.Fatalf("a planned source kind: %v", err)
+	}
+	if _, _, err := parseSourceSpec("rss:file:///etc/passwd"); err == nil || !strings.Contains(err.Error(), "http") {
+		t.Fatalf("a feed that is not http(s): %v", err)
 	}
 	if _, _, err := parseSourceSpec("ftp:x"); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("an unknown kind's error lists the registered ones: %v", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/feed"
 	"github.com/robustream/robustream/sources/jsonl"
 	kafkasrc "github.com/robustream/robustream/sources/kafka"
 	"github.com/robustream/robustream/streams"
@@ -30,11 +31,11 @@ type sourceKind struct {
 
 // sourceKinds is the source registry: adding a kind is a file defining it
 // and one line here.
-var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource, kafkaSource}
+var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource, kafkaSource, feedSource("rss"), feedSource("atom")}
 
 // plannedSources are kinds the documentation names that this build does not
 // have: asking for one is a clear error, not "unknown".
-var plannedSources = []string{"rss", "atom"}
+var plannedSources = []string{"goldens"}
 
 var demoSource = sourceKind{
 	name:  "demo",
@@ -94,6 +95,22 @@ var kafkaSource = sourceKind{
 	build: func(e *engine, arg string, finite bool) (streams.Source, error) {
 		return kafkasrc.New(kafkasrc.Config{Topic: arg, Finite: finite}, e.kafka, e.log)
 	},
+}
+
+// feedSource is rss:URL or atom:URL: polled every 5 minutes under run,
+// once under eval --once.
+func feedSource(kind string) sourceKind {
+	return sourceKind{
+		name:  kind,
+		usage: kind + ":URL",
+		check: func(arg string) error {
+			_, err := feed.New(feed.Config{Kind: kind, URL: arg}, nil)
+			return err
+		},
+		build: func(e *engine, arg string, finite bool) (streams.Source, error) {
+			return feed.New(feed.Config{Kind: kind, URL: arg, Finite: finite}, e.log)
+		},
+	}
 }
 
 // validTopic is Kafka's rule for topic names.
