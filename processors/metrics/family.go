@@ -154,12 +154,13 @@ func orderBy(o Options, order string) string {
 
 // ci are the columns of a 95% normal-approximation confidence interval of
 // a mean over units: mean ± 1.96 · sd / √n, with sd the units' sample
-// standard deviation. NaN below two units (no spread to estimate).
+// standard deviation, clipped to [0, 1] (every score is a mean of values
+// in [0, 1]). NaN below two units (no spread to estimate).
 func ci(name, mean, sd, n string) []string {
 	half := "1.96 * " + sd + " / sqrt(" + n + ")"
 	return []string{
-		fmt.Sprintf("if(%s < 2, nan, %s - %s) AS %s_ci_lo", n, mean, half, name),
-		fmt.Sprintf("if(%s < 2, nan, %s + %s) AS %s_ci_hi", n, mean, half, name),
+		fmt.Sprintf("if(%s < 2, nan, greatest(0, %s - %s)) AS %s_ci_lo", n, mean, half, name),
+		fmt.Sprintf("if(%s < 2, nan, least(1, %s + %s)) AS %s_ci_hi", n, mean, half, name),
 	}
 }
 

@@ -31,8 +31,8 @@ func near(a Score, b float64) bool {
 	return math.Abs(float64(a)-b) <= 1e-9 || (math.IsNaN(float64(a)) && math.IsNaN(b))
 }
 
-// meanCI is the mean of xs and its 95% normal interval, computed here from
-// the per-question values (not with the views' SQL).
+// meanCI is the mean of xs and its 95% normal interval clipped to [0, 1],
+// computed here from the per-question values (not with the views' SQL).
 func meanCI(xs ...float64) (float64, [2]float64) {
 	var m float64
 	for _, x := range xs {
@@ -44,7 +44,7 @@ func meanCI(xs ...float64) (float64, [2]float64) {
 		ss += (x - m) * (x - m)
 	}
 	h := 1.96 * math.Sqrt(ss/float64(len(xs)-1)) / math.Sqrt(float64(len(xs)))
-	return m, [2]float64{m - h, m + h}
+	return m, [2]float64{math.Max(0, m-h), math.Min(1, m+h)}
 }
 
 // TestRAREScores: RARE's four scores by hand. Per question: q1 overall

@@ -310,12 +310,12 @@ func shade(rate Score) string {
 	}
 }
 
-// ciText is "±h" for a known interval (its half width), else "".
+// ciText is a known interval as "lo–hi", else "—".
 func ciText(c CI) string {
 	if !c.Known() {
-		return ""
+		return "—"
 	}
-	return fmt.Sprintf("±%.3f", (float64(c[1])-float64(c[0]))/2)
+	return fmt.Sprintf("%.3f–%.3f", float64(c[0]), float64(c[1]))
 }
 
 // WriteText prints the report's family sections (the caller adds its own
@@ -327,16 +327,16 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "robustness report · window: last %s of evaluation time · from the score views' definitions\n\n", r.Window)
 	}
 
-	fmt.Fprintf(w, "RARE robustness (judge f, mean of per-question means; 1 = robust; ± half the 95%% CI over questions)\n")
+	fmt.Fprintf(w, "RARE robustness (judge f, mean of per-question means; 1 = robust; 95%% CI of overall over questions)\n")
 	if len(r.RARE) == 0 {
 		fmt.Fprintf(w, "  (no RARE outcomes)\n")
 	} else {
-		fmt.Fprintf(w, "  %-34s %8s %9s %8s %7s %8s %8s %9s %7s\n", "model", "outcomes", "questions", "overall", "±", "query", "document", "retrieval", "pooled")
+		fmt.Fprintf(w, "  %-34s %8s %9s %8s %11s %8s %8s %9s %7s\n", "model", "outcomes", "questions", "overall", "95% CI", "query", "document", "retrieval", "pooled")
 		for _, x := range r.RARE {
-			fmt.Fprintf(w, "  %-34s %8d %9d %8s %7s %8s %8s %9s %7s\n", ModelLabel(x.Model), x.Outcomes, x.Questions,
+			fmt.Fprintf(w, "  %-34s %8d %9d %8s %11s %8s %8s %9s %7s\n", ModelLabel(x.Model), x.Outcomes, x.Questions,
 				x.Overall.Text(), ciText(x.OverallCI), x.Query.Text(), x.Document.Text(), x.Retrieval.Text(), x.Pooled.Overall.Text())
 			for _, t := range x.Retrievers {
-				fmt.Fprintf(w, "    retrieval · %-24s %8d %9d %8s %7s\n", t.Retriever, t.Outcomes, t.Questions, t.Retrieval.Text(), ciText(t.RetrievalCI))
+				fmt.Fprintf(w, "    %-32s %8d %9d %8s %11s\n", "retrieval · "+t.Retriever, t.Outcomes, t.Questions, t.Retrieval.Text(), ciText(t.RetrievalCI))
 			}
 		}
 	}
@@ -388,9 +388,9 @@ func (r *Report) WriteText(w io.Writer) {
 	if len(r.PRGB) == 0 {
 		fmt.Fprintf(w, "  (no PRGB outcomes)\n")
 	} else {
-		fmt.Fprintf(w, "  %-34s %8s %7s %7s %11s %8s %9s\n", "model", "points", "score", "±", "all-correct", "partial", "all-wrong")
+		fmt.Fprintf(w, "  %-34s %8s %7s %11s %11s %8s %9s\n", "model", "points", "score", "95% CI", "all-correct", "partial", "all-wrong")
 		for _, x := range r.PRGB {
-			fmt.Fprintf(w, "  %-34s %8d %7s %7s %11s %8s %9s\n", ModelLabel(x.Model), x.Points, x.Score.Text(), ciText(x.ScoreCI), x.AllCorrect.Text(), x.Partial.Text(), x.AllWrong.Text())
+			fmt.Fprintf(w, "  %-34s %8d %7s %11s %11s %8s %9s\n", ModelLabel(x.Model), x.Points, x.Score.Text(), ciText(x.ScoreCI), x.AllCorrect.Text(), x.Partial.Text(), x.AllWrong.Text())
 		}
 	}
 }
