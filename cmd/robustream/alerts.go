@@ -81,7 +81,7 @@ func periodicStages() []periodicSpec {
 			dc.Logger, dc.Now = e.log, clock
 			return drift.New(dc, e.ch)
 		},
-	}}
+	}, freshnessSpec()}
 }
 
 // periodic builds the clock-driven stages a process runs: those named, or

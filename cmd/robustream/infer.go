@@ -48,6 +48,9 @@ func inferStage() stageSpec {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
 			}
 			e.infer = st
+			if err := e.restoreFreshness(st); err != nil {
+				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
+			}
 			e.exposeWindows(st)
 			stage := streams.Stage{Name: reader.StageName, Inputs: []string{streams.TopicEvalRequests}, Outputs: outputs, Processor: st}
 			if hasRemote(e.models) {

@@ -105,6 +105,12 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	if r.ModelID == "" || r.QuestionID == "" || r.VariantID == "" || r.Expected < 1 {
 		return nil, streams.Permanent(fmt.Errorf("eval result %q: missing model, question or variant id, or expected %d", r.RequestID, r.Expected))
 	}
+	if r.IndexState == schemas.IndexNotIndexed {
+		// Asked before the service had indexed the question's document
+		// (docs/methods.md, Freshness): stored, never scored; the
+		// question's later answer fills its place in the set.
+		return nil, nil
+	}
 	key := StateKey(r.ModelID, r.QuestionID)
 	mu := &s.locks[stripe(key)]
 	mu.Lock()

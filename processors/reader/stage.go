@@ -49,6 +49,9 @@ type Config struct {
 	NoPrefixAffinity bool `yaml:"no_prefix_affinity" help:"do not group requests that share contexts (they are grouped by default, for servers' prefix caches)"`
 	// Now is the clock for evaluated_at and latency. Nil: time.Now.
 	Now func() time.Time `yaml:"-"`
+	// Freshness asks the questions of the listed rag-endpoint models again
+	// until their service retrieves them (freshness.go).
+	Freshness FreshnessConfig `yaml:"freshness"`
 }
 
 // Stage is the "infer" stage: rs.eval.requests → rs.eval.results, keyed by
@@ -69,6 +72,7 @@ type Stage struct {
 	llm        provider.Generator // nil: no LLM judge
 	flight     singleflight.Group
 	cacheTopic string
+	fresh      *Freshness // nil: no model tracked
 }
 
 // NewStage validates cfg, applies defaults and returns the stage.
@@ -96,6 +100,12 @@ func NewStage(cfg Config) (*Stage, error) {
 	if !ValidMethod(cfg.JudgeMethod) {
 		errs = append(errs, fmt.Errorf("infer: judge_method: unknown %q", cfg.JudgeMethod))
 	}
+	errs = append(errs, cfg.Freshness.validate()...)
+	for _, m := range cfg.Freshness.Models {
+		if model, ok := cfg.Models[m]; !ok || !provider.Retrieves(model) {
+			errs = append(errs, fmt.Errorf("infer: freshness.models: %q is not a model that retrieves its own contexts (a rag-endpoint)", m))
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -113,6 +123,9 @@ func NewStage(cfg Config) (*Stage, error) {
 		cacheTopic: streams.ChangelogTopic(StageName)}
 	if cfg.LLMJudge {
 		s.llm = cfg.Generator
+	}
+	if len(cfg.Freshness.Models) > 0 {
+		s.fresh = newFreshness(cfg.Freshness, cfg.Now)
 	}
 	s.SetModels(cfg.Models)
 	return s, nil
@@ -162,8 +175,12 @@ func sameModel(a, b provider.Model) bool {
 // Outputs are the topics the stage writes: the results, and the changelog
 // of answers that fills the Cache of the next start.
 func Outputs() []string {
-	return []string{streams.TopicEvalResults, streams.ChangelogTopic(StageName)}
+	return []string{streams.TopicEvalResults, streams.ChangelogTopic(StageName), streams.ChangelogTopic(FreshnessStage)}
 }
+
+// Freshness returns the tracker of the questions asked again, nil when no
+// model is tracked (FreshnessConfig). It is the source that sends them.
+func (s *Stage) Freshness() *Freshness { return s.fresh }
 
 // Windows returns each model's current in-flight window (for metrics).
 func (s *Stage) Windows() map[string]int {
@@ -231,10 +248,16 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	res.LatencyMS = a.LatencyMS
 	res.TokensIn, res.TokensOut = clampUint32(a.TokensIn), clampUint32(a.TokensOut)
 	res.EvaluatedAt = s.now().UTC()
+	var tracked []streams.Record // freshness changelog
 	switch {
 	case req.Retrieves:
 		res.Retriever, res.RetrievedSources, res.RetrievedScores = schemas.RetrieverService, a.Sources, a.Scores
 		judgeRetrieval(res, a.Contexts, req.Contexts, req.Accepted)
+		if s.fresh.Tracks(req.ModelID) {
+			if tracked, err = s.fresh.observe(&req, res, res.EvaluatedAt); err != nil {
+				return nil, err
+			}
+		}
 	case req.Axis == schemas.AxisRetrieval && !req.ClosedBook:
 		// A built-in retriever's passages are the variant's contexts,
 		// measured when the variant says what the ground truth is (no
@@ -255,6 +278,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, fmt.Errorf("cannot encode result of request %s: %w", req.RequestID, err)
 	}
 	recs := []streams.Record{{Topic: streams.TopicEvalResults, Key: []byte(res.Key()), Value: b}}
+	recs = append(recs, tracked...)
 	if fresh != nil && s.cache != nil {
 		// The answer goes to the changelog with its result, before the
 		// offset is committed: a restart finds it in its cache.
