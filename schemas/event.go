@@ -395,9 +395,17 @@ func (r *EvalResult) Key() string { return r.QuestionID }
 // own contexts (a RAG service behind rag-endpoint).
 const RetrieverService = "service"
 
-// IndexNotIndexed is EvalResult.IndexState for a result asked before the
-// service had indexed the question's document.
-const IndexNotIndexed = "not_indexed"
+// EvalResult.IndexState of the results of a question whose service is
+// tracked for freshness (docs/methods.md, Freshness): IndexNotIndexed for a
+// result asked before the service had indexed the question's document
+// (kept out of the scores), IndexIndexed for one whose passages hold a
+// ground-truth chunk, IndexGaveUp for the last miss of a schedule that ran
+// out.
+const (
+	IndexNotIndexed = "not_indexed"
+	IndexIndexed    = "indexed"
+	IndexGaveUp     = "gave_up"
+)
 
 // Metric families, one per paper (docs/architecture.md, ClickHouse schema).
 const (

@@ -98,16 +98,6 @@ type FreshnessRow struct {
 	Max Score `json:"max_seconds"`
 }
 
-// Index states of results of tracked questions besides not_indexed.
-const (
-	// IndexIndexed is a tracked result whose passages hold a ground-truth
-	// chunk.
-	IndexIndexed = "indexed"
-	// IndexGaveUp is the last result of a question whose schedule ran out
-	// without a hit.
-	IndexGaveUp = "gave_up"
-)
-
 // FreshnessQuery is the time-to-knowledge per model over the questions
 // first asked in w.
 func FreshnessQuery(w Window) string {
@@ -119,8 +109,8 @@ func FreshnessQuery(w Window) string {
 FROM
 (
     SELECT model_id, variant_id, min(evaluated_at) AS asked,
-        toUInt32(minIf(evaluated_at, index_state = '` + IndexIndexed + `')) AS indexed_at,
-        max(index_state = '` + IndexGaveUp + `') AS gave_up,
+        toUInt32(minIf(evaluated_at, index_state = '` + schemas.IndexIndexed + `')) AS indexed_at,
+        max(index_state = '` + schemas.IndexGaveUp + `') AS gave_up,
         toFloat64(indexed_at) - toFloat64(toUInt32(asked)) AS ttk
     FROM robustream.eval_results FINAL
     WHERE retriever = '` + schemas.RetrieverService + `' AND axis = 'original' AND error = '' AND index_state != ''

@@ -104,13 +104,13 @@ func TestFreshnessByHand(t *testing.T) {
 	}
 	add("qa", "shop-rag", "original", schemas.IndexNotIndexed, 0)
 	add("qa", "shop-rag", "original", schemas.IndexNotIndexed, time.Minute)
-	add("qa", "shop-rag", "original", IndexIndexed, 5*time.Minute)
-	add("qb", "shop-rag", "original", IndexIndexed, 0)
+	add("qa", "shop-rag", "original", schemas.IndexIndexed, 5*time.Minute)
+	add("qb", "shop-rag", "original", schemas.IndexIndexed, 0)
 	add("qc", "shop-rag", "original", schemas.IndexNotIndexed, 0)
 	add("qc", "shop-rag", "original", schemas.IndexNotIndexed, time.Minute)
 	add("qd", "shop-rag", "original", schemas.IndexNotIndexed, 0)
-	add("qd", "shop-rag", "original", IndexGaveUp, 24*time.Hour)
-	add("qe", "shop-rag", "query", IndexIndexed, 0)
+	add("qd", "shop-rag", "original", schemas.IndexGaveUp, 24*time.Hour)
+	add("qe", "shop-rag", "query", schemas.IndexIndexed, 0)
 	add("qf", "other-rag", "original", "", 0)
 	forEachEngine(t, func(t *testing.T, e clickhouse.Engine) {
 		storeResults(t, e, rs)

@@ -42,12 +42,6 @@ const FreshnessStage = "freshness"
 // FreshnessRule is the rule of the stale-index alerts.
 const FreshnessRule = "stale_index"
 
-// Index states besides schemas.IndexNotIndexed (docs/methods.md,
-// Freshness).
-const (
-	IndexIndexed = "indexed"
-	IndexGaveUp  = "gave_up"
-)
 
 // DefaultFreshnessSchedule is when a question is asked again, counted from
 // its first ask.
@@ -180,7 +174,7 @@ func (f *Freshness) observe(req *schemas.EvalRequest, res *schemas.EvalResult, n
 	w, ok := f.waiting[key]
 	switch {
 	case res.RetrievalHit:
-		res.IndexState = IndexIndexed
+		res.IndexState = schemas.IndexIndexed
 		if !ok {
 			return nil, nil
 		}
@@ -198,7 +192,7 @@ func (f *Freshness) observe(req *schemas.EvalRequest, res *schemas.EvalResult, n
 		return nil, nil
 	case w.Asked >= f.maxAsks:
 		// The schedule ran out: this miss is the verdict.
-		res.IndexState = IndexGaveUp
+		res.IndexState = schemas.IndexGaveUp
 		delete(f.waiting, key)
 		return []streams.Record{{Topic: streams.ChangelogTopic(FreshnessStage), Key: []byte(key)}}, nil
 	default:

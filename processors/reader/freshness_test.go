@@ -170,7 +170,7 @@ func TestFreshnessSchedule(t *testing.T) {
 		for _, ask := range asks {
 			res, _ := process(ask)
 			states = append(states, at.Sub(t0).String()+" "+res.IndexState)
-			if res.IndexState == IndexIndexed && firstHit.IsZero() {
+			if res.IndexState == schemas.IndexIndexed && firstHit.IsZero() {
 				firstHit = res.EvaluatedAt
 			}
 			if res.RequestID == req.RequestID {
