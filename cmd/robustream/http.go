@@ -649,9 +649,8 @@ func (s *server) coverage(w http.ResponseWriter, r *http.Request) {
 	if s.noClickHouse(w) {
 		return
 	}
-	outcomes, err := s.rows(r.Context(), `SELECT model_id AS model, axis, kind, sum(n) AS cnt
-FROM robustream.robustness_1d WHERE family = 'rare' AND metric = 'f'
-GROUP BY model, axis, kind HAVING cnt > 0 ORDER BY model, axis, kind`)
+	// Outcomes per model and kind, of every family (each scored cell once).
+	outcomes, err := s.rows(r.Context(), metrics.CoverageQuery("robustream.robustness_1d"))
 	if err != nil {
 		s.writeJSON(w, nil, err)
 		return

@@ -57,3 +57,31 @@ func SeriesQuery(table, cond string) string {
 func KindsQuery(table, cond string) string {
 	return Rolling(RARE, table, cond, "model_id AS model", "axis", "kind")
 }
+
+// CoverageQuery counts, per model and perturbation kind, the cells the
+// registered families scored in table (a rolling table): one row per
+// scored result (Family.Cells). A kind two families score (a retriever's
+// top-k: RARE's f and GRADE's correctness) counts once, as the larger of
+// the two. SURE records a noise context's instance under the kind without
+// its _noise suffix, so both of a SURE kind's slots count under that name.
+func CoverageQuery(table string) string {
+	var sel []string
+	for _, f := range Families {
+		c := f.Cells
+		if c == "" {
+			c = f.Selection
+		}
+		sel = append(sel, "("+c+")")
+	}
+	return `SELECT model, axis, kind, max(family_n) AS cnt
+FROM
+(
+    SELECT model_id AS model, axis, kind, family, sum(n) AS family_n
+    FROM ` + table + `
+    WHERE ` + strings.Join(sel, "\n       OR ") + `
+    GROUP BY model, axis, kind, family
+)
+GROUP BY model, axis, kind
+HAVING cnt > 0
+ORDER BY model, axis, kind`
+}

@@ -27,6 +27,9 @@ type Family struct {
 	// Selection is the SQL condition selecting the family's outcome rows,
 	// in robustream.outcomes and in the rolling tables alike.
 	Selection string
+	// Cells selects one outcome row per scored cell (a result the family
+	// scored): what coverage counts per kind. "" means Selection.
+	Cells string
 	// Series, when not empty, selects the rows whose pooled mean value is
 	// the family's rolling score on the dashboard (RARE's f, GRADE's
 	// correctness, PRGB's variant scores); "" for a family whose values are

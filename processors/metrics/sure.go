@@ -22,6 +22,7 @@ var SURE = Family{
 	Axes:      []string{schemas.AxisSpurious},
 	Metrics:   []string{MetricC, MetricYOriginal},
 	Selection: "family = '" + schemas.FamilySURE + "'",
+	Cells:     "family = '" + schemas.FamilySURE + "' AND metric = '" + MetricC + "'",
 	Rows:      []RowView{sureInstances},
 	Aggregations: []Aggregation{
 		{Name: "sure_scores", Build: sureBy("model_id, axis, kind, known, golden"),
