@@ -123,7 +123,7 @@ type ingestClient struct {
 	accepted   int
 }
 
-// sendDir uploads the folder's Markdown, text and HTML files, named by
+// sendDir uploads the folder's Markdown, text, HTML and PDF files, named by
 // their path relative to it (as dir: names its documents), in batches. It
 // follows no symbolic link.
 func (c *ingestClient) sendDir(ctx context.Context, root, domain string) error {
@@ -172,7 +172,7 @@ func (c *ingestClient) sendDir(ctx context.Context, root, domain string) error {
 		return err
 	}
 	if c.accepted == 0 {
-		return fmt.Errorf("no Markdown, text or HTML file under %s", root)
+		return fmt.Errorf("no Markdown, text, HTML or PDF file under %s", root)
 	}
 	return nil
 }

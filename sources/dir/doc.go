@@ -1,5 +1,6 @@
 // Package dir is the folder source (docs/architecture.md, Stages): it reads
-// Markdown (.md, .markdown), plain text (.txt) and HTML (.html, .htm) files
+// Markdown (.md, .markdown), plain text (.txt), HTML (.html, .htm) and PDF
+// (.pdf, through sources/pdf) files
 // under a folder, recursively, and emits one DocumentVersion per file to
 // rs.documents. With Watch it polls the folder and emits files whose content
 // changed.
@@ -34,5 +35,6 @@
 // shutdown. Hidden directories (.git and friends) are not walked.
 //
 // It must not modify the folder and must not import processors or sinks.
-// PDF and JSONL belong to their own sources.
+// JSONL belongs to its own source. A file that disappears from a folder
+// it listed is emitted as its document's deletion (deletion.go).
 package dir

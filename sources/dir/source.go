@@ -316,6 +316,8 @@ func mimeOf(path string) string {
 		return "text/plain"
 	case ".html", ".htm":
 		return "text/html"
+	case ".pdf":
+		return mimePDF
 	}
 	return ""
 }
@@ -387,6 +389,9 @@ func extract(mime string, raw []byte) (title, text string, err error) {
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "", "", ErrEmpty
+	}
+	if mime == mimePDF {
+		return pdfText(raw) // binary by nature: pdf.go
 	}
 	if err := sniff(raw); err != nil {
 		return "", "", err

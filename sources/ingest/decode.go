@@ -32,7 +32,7 @@ func bad(format string, args ...any) error {
 //   - application/x-ndjson or application/jsonl: one record per line;
 //   - multipart/form-data: every file part is one document, read by its
 //     file name's extension as the dir: source reads files (Markdown,
-//     text, HTML); its id is the form field "id" when there is one file,
+//     text, HTML, PDF); its id is the form field "id" when there is one file,
 //     else the file name; "domain" and "published_at" fields apply to all.
 //
 // Errors wrap ErrBadRequest and name the item, or are (or wrap) the body

@@ -5,7 +5,7 @@
 //
 // It also reads request bodies into document records (Decode): one JSON
 // record, a JSON array of them, JSON Lines, or a multipart upload of files
-// (Markdown, text, HTML), each file one document.
+// (Markdown, text, HTML, PDF), each file one document.
 //
 // It must not import processors or sinks.
 package ingest

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"mime/multipart"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -136,5 +138,47 @@ func TestSubmitWaitsForTheWrite(t *testing.T) {
 	}
 	if err := s2.Submit(ctx, a); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Submit after Close: %v", err)
+	}
+}
+
+// TestDecodePDFUpload: an uploaded PDF is read as the dir: source reads
+// one (pdftotext), its running footer dropped.
+func TestDecodePDFUpload(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed (Debian package poppler-utils)")
+	}
+	var pdf bytes.Buffer
+	var offs []int
+	obj := func(s string) {
+		offs = append(offs, pdf.Len())
+		fmt.Fprintf(&pdf, "%d 0 obj\n%s\nendobj\n", len(offs), s)
+	}
+	pdf.WriteString("%PDF-1.4\n")
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj("<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>")
+	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	for i, body := range []string{"Acme opened a plant in Oslo.", "Acme hired 40 engineers."} {
+		c := fmt.Sprintf("BT /F1 11 Tf 72 700 Td (%s) Tj ET\nBT /F1 8 Tf 72 40 Td (Acme internal) Tj ET\n", body)
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
+		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", len(c), c))
+	}
+	xref := pdf.Len()
+	fmt.Fprintf(&pdf, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&pdf, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&pdf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "acme.pdf")
+	w.Write(pdf.Bytes())
+	mw.Close()
+	recs, err := Decode(mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].ID != "acme.pdf" || recs[0].Text != "Acme opened a plant in Oslo.\n\nAcme hired 40 engineers.\n" {
+		t.Fatalf("uploaded PDF: %+v", recs)
 	}
 }
