@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/robustream/robustream/processors/metrics"
 	"github.com/robustream/robustream/processors/pair"
 	"github.com/robustream/robustream/sinks/clickhouse"
 	"github.com/robustream/robustream/streams"
@@ -137,63 +138,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-func cmdReport(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	cfg, err := parseConfig(fs, args, stdout, sqlKeys...)
-	if err != nil {
-		return err
-	}
-	q, err := newQuerier(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer q.close()
-	return writeReport(ctx, q.query, stdout)
-}
-
-// reportQuery is the RARE score table of `report` and the summary.
-const reportQuery = `SELECT model_id, n, overall, query_robustness, document_robustness, retrieval_robustness
-FROM robustream.rare_scores ORDER BY model_id`
-
 type queryFunc func(ctx context.Context, sql, format string) ([]byte, error)
-
-// writeReport prints the RARE robustness scores per model.
-func writeReport(ctx context.Context, query queryFunc, w io.Writer) error {
-	out, err := query(ctx, reportQuery, "TabSeparated")
-	if err != nil {
-		return err
-	}
-	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
-	fmt.Fprintf(w, "RARE robustness (mean judge f; 1 = robust)\n")
-	fmt.Fprintf(w, "%-36s %8s %8s %8s %8s %9s\n", "model", "outcomes", "overall", "query", "document", "retrieval")
-	if len(rows) == 1 && rows[0] == "" {
-		fmt.Fprintln(w, "(no outcomes yet)")
-		return nil
-	}
-	for _, r := range rows {
-		c := strings.Split(r, "\t")
-		if len(c) < 6 {
-			continue
-		}
-		label := c[0]
-		if strings.HasPrefix(label, "builtin:") {
-			label += " (baseline)"
-		}
-		fmt.Fprintf(w, "%-36s %8s %8s %8s %8s %9s\n", label, c[1], score(c[2]), score(c[3]), score(c[4]), score(c[5]))
-	}
-	return nil
-}
-
-func score(s string) string {
-	if s == "nan" || s == "\\N" || s == "" {
-		return "—"
-	}
-	var f float64
-	if _, err := fmt.Sscan(s, &f); err != nil {
-		return s
-	}
-	return fmt.Sprintf("%.3f", f)
-}
 
 // printSummary ends eval --once.
 func printSummary(ctx context.Context, e *engine, emitted, unchanged int64, took time.Duration, w io.Writer) error {
@@ -261,5 +206,5 @@ GROUP BY model_id ORDER BY model_id`, "TabSeparated")
 			total, pair.ReasonClosedBookFailed, strings.Join(families, ", "), lines.String())
 	}
 	writeCost(e.fanout, e.cfg.Stages.Fanout.Families, w)
-	return writeReport(ctx, e.ch.Query, w)
+	return metrics.WriteSummary(ctx, metrics.QueryFunc(e.ch.Query), w)
 }

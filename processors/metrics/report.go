@@ -461,3 +461,23 @@ func writeMatrix(w io.Writer, cells []GRADECell) {
 		}
 	}
 }
+
+// WriteSummary prints RARE's scores per model over all time, the short
+// table that ends `eval --once`.
+func WriteSummary(ctx context.Context, q QueryFunc, w io.Writer) error {
+	rows, err := Rows(ctx, q, RARE.Aggregation("rare_scores").Query(AllTime))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "RARE robustness (mean judge f; 1 = robust)\n")
+	fmt.Fprintf(w, "%-36s %8s %8s %8s %8s %9s\n", "model", "outcomes", "overall", "query", "document", "retrieval")
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "(no outcomes yet)")
+		return nil
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-36s %8d %8s %8s %8s %9s\n", ModelLabel(r["model_id"]), r.Count("n"), r.Score("overall").Text(),
+			r.Score("query_robustness").Text(), r.Score("document_robustness").Text(), r.Score("retrieval_robustness").Text())
+	}
+	return nil
+}
