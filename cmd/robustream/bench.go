@@ -37,6 +37,9 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "knowledge" {
 		return cmdBenchKnowledge(ctx, args[1:], stdout)
 	}
+	if len(args) > 0 && args[0] == "retrieval" {
+		return cmdBenchRetrieval(ctx, args[1:], stdout)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	periods := fs.Int("periods", 8, "demo periods to generate as input")
 	minEvents := fs.Int("min-events", 10000, "repeat each stage's input up to this many events, so fixed start-up costs do not dominate")

@@ -45,16 +45,24 @@ func (c *Chunk) Len() int {
 
 // Terms tokenises s for BM25: the answer-matching tokens (lowercase,
 // punctuation and articles removed, Unicode-aware; package text), as
-// distinct sorted terms with their counts.
+// distinct sorted terms with their counts. The terms may share memory with
+// a normalized copy of s; Index.Add replaces them by its own copies.
 func Terms(s string) (terms []string, tf []uint32) {
 	toks := text.Tokens(s)
 	slices.Sort(toks)
+	distinct := 0
+	for i, t := range toks {
+		if i == 0 || t != toks[i-1] {
+			distinct++
+		}
+	}
+	terms, tf = make([]string, 0, distinct), make([]uint32, 0, distinct)
 	for i, t := range toks {
 		if i > 0 && t == toks[i-1] {
 			tf[len(tf)-1]++
 			continue
 		}
-		terms = append(terms, strings.Clone(t))
+		terms = append(terms, t)
 		tf = append(tf, 1)
 	}
 	return terms, tf
@@ -81,6 +89,9 @@ type posting struct {
 }
 
 type termEntry struct {
+	// term is the one copy of the term the index keeps: chunks' Terms
+	// point at it.
+	term     string
 	postings []posting
 	// df is the number of live chunks holding the term.
 	df int
@@ -98,8 +109,11 @@ type docEntry struct {
 // removals), so the cost of an update does not grow with the corpus. It is
 // not safe for concurrent use: the stage holds its lock.
 type Index struct {
-	terms    map[string]*termEntry
-	slots    []*Chunk // by slot; nil when removed
+	terms map[string]*termEntry
+	slots []*Chunk // by slot; nil when removed
+	// lens holds each slot's chunk length, -1 when removed: a search reads
+	// this dense array rather than every matching chunk.
+	lens     []int32
 	byID     map[string]int32
 	docs     map[string]*docEntry
 	live     int
@@ -174,14 +188,18 @@ func (x *Index) Add(c *Chunk) (added bool, retired []*Chunk) {
 	}
 	slot := int32(len(x.slots))
 	x.slots = append(x.slots, c)
+	x.lens = append(x.lens, int32(c.Len()))
 	x.byID[c.ID] = slot
 	d.slots = append(d.slots, slot)
 	for i, t := range c.Terms {
 		e := x.terms[t]
 		if e == nil {
-			e = &termEntry{}
-			x.terms[t] = e
+			// A copy, for the map key too: t is a piece of the chunk's
+			// normalized text, which it would keep alive.
+			e = &termEntry{term: strings.Clone(t)}
+			x.terms[e.term] = e
 		}
+		c.Terms[i] = e.term
 		e.postings = append(e.postings, posting{slot: slot, tf: c.TF[i]})
 		e.df++
 	}
@@ -199,6 +217,7 @@ func (x *Index) remove(s int32) {
 	}
 	delete(x.byID, c.ID)
 	x.slots[s] = nil
+	x.lens[s] = -1
 	x.live--
 	x.dead++
 	x.totalLen -= int64(c.Len())
@@ -218,7 +237,7 @@ func (x *Index) maybeCompact() {
 		}
 		kept := e.postings[:0]
 		for _, p := range e.postings {
-			if x.slots[p.slot] != nil {
+			if x.lens[p.slot] >= 0 {
 				kept = append(kept, p)
 			}
 		}
@@ -252,6 +271,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	x.touched = x.touched[:0]
 	n := float64(x.live)
 	avgdl := float64(x.totalLen) / n
+	lens := x.lens
 	for _, t := range qterms {
 		e := x.terms[t]
 		if e == nil || e.df == 0 {
@@ -260,16 +280,15 @@ func (x *Index) Search(query string, k int) []Hit {
 		df := float64(e.df)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range e.postings {
-			c := x.slots[p.slot]
-			if c == nil {
-				continue
+			l := lens[p.slot]
+			if l < 0 {
+				continue // removed
 			}
 			if scores[p.slot] == 0 {
 				x.touched = append(x.touched, p.slot)
 			}
 			tf := float64(p.tf)
-			dl := float64(c.Len())
-			scores[p.slot] += idf * tf * (BM25K1 + 1) / (tf + BM25K1*(1-BM25B+BM25B*dl/avgdl))
+			scores[p.slot] += idf * tf * (BM25K1 + 1) / (tf + BM25K1*(1-BM25B+BM25B*float64(l)/avgdl))
 		}
 	}
 	top := make([]Hit, 0, k+1)

@@ -207,7 +207,15 @@ func (d *Dense) Search(ctx context.Context, idx *Index, query string, k int) ([]
 	if err := finite(qv[0]); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	q := normalize(qv[0])
+	return d.Rank(ctx, idx, qv[0], k)
+}
+
+// Rank returns the k active chunks of idx whose stored vectors are closest
+// to the query vector qv (normalized here), best first, ties in chunk-id
+// order: Search without the embedding of the query (and the bench's
+// measure of the ClickHouse part).
+func (d *Dense) Rank(ctx context.Context, idx *Index, qv []float32, k int) ([]Hit, error) {
+	q := normalize(qv)
 	lit := floats(q)
 	for n := 2*k + 8; ; n *= 4 {
 		b, err := d.store.Query(ctx, fmt.Sprintf(

@@ -439,3 +439,12 @@ func (s *Stage) Retrieve(ctx context.Context, name, query string) ([]Hit, error)
 	}
 	return r.emb.Search(ctx, s.idx, query, r.k)
 }
+
+// RankVector ranks the stored vectors of d against the query vector qv over
+// the chunks now indexed (Dense.Rank under the stage's lock): the bench's
+// measure of the ClickHouse part of an embedding retriever.
+func (s *Stage) RankVector(ctx context.Context, d *Dense, qv []float32, k int) ([]Hit, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return d.Rank(ctx, s.idx, qv, k)
+}
