@@ -332,3 +332,80 @@ func TestSameCorpusTwoFolders(t *testing.T) {
 		t.Errorf("the reports differ:\n%s\n%s", tail(ra, 1500), tail(rb, 1500))
 	}
 }
+
+// TestReadmeCIExample runs the robustream line of the README's CI job, as
+// written there, in a folder holding what the job expects (docs/ and
+// models.yaml): it passes, and writes JUnit XML that parses and the JSON
+// report.
+func TestReadmeCIExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const marker = "<!-- ci-gate-example:"
+	i := bytes.Index(readme, []byte(marker))
+	if i < 0 {
+		t.Fatal("README.md has no CI gate example marker")
+	}
+	block := string(readme[i:])
+	start := strings.Index(block, "```yaml\n")
+	end := strings.Index(block[start+8:], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("no yaml block after the marker")
+	}
+	var line string
+	collecting := false
+	for _, l := range strings.Split(block[start+8:start+8+end], "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "robustream eval") {
+			collecting = true
+		}
+		if !collecting {
+			continue
+		}
+		cont := strings.HasSuffix(l, `\`)
+		line += strings.TrimSuffix(l, `\`) + " "
+		if !cont {
+			break
+		}
+	}
+	args := strings.Fields(line)
+	if len(args) < 3 || args[0] != "robustream" || strings.ContainsAny(line, `"'$`) {
+		t.Fatalf("the README's command line %q is not one this test can run as written", line)
+	}
+	t.Logf("README command: %s", line)
+	dir := t.TempDir()
+	if err := os.Rename(writeCorpus(t), filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "models.yaml"), []byte("models:\n  - {id: builtin:lexical, kind: builtin}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("ROBUSTREAM_CHDB_LIB") == "" {
+		// Run from the job's folder, the binary does not find the
+		// repository's .chdb by itself.
+		if lib, err := filepath.Abs("../../.chdb/lib/libchdb.so"); err == nil {
+			t.Setenv("ROBUSTREAM_CHDB_LIB", lib)
+		}
+	}
+	r := runGated(t, dir, 5*time.Minute, args[1:]...)
+	if r.code != 0 {
+		t.Fatalf("the README's CI command exited %d\n%s\n%s", r.code, r.stdout, tail(r.stderr, 3000))
+	}
+	j := readJUnit(t, filepath.Join(dir, "robustness.xml"))
+	if j.Tests != 2 || j.Failures != 0 || j.Suites[0].Cases[1].Classname != "robustream.fail-under" {
+		t.Errorf("robustness.xml: %+v", j)
+	}
+	var rep struct {
+		RARE []struct {
+			Model string `json:"model"`
+		} `json:"rare"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "robustness.json"))
+	if err != nil || json.Unmarshal(b, &rep) != nil || len(rep.RARE) != 1 || rep.RARE[0].Model != "builtin:lexical" {
+		t.Errorf("robustness.json: %v\n%s", err, tail(string(b), 500))
+	}
+}

@@ -68,11 +68,15 @@ func cmdModels(ctx context.Context, args []string, stdout io.Writer) error {
 func checkModels(ctx context.Context, set modelSet, timeout time.Duration) []provider.CheckResult {
 	type job func(context.Context) provider.CheckResult
 	var jobs []job
+	// The probe names the moment it is sent, so that a server's prefix or
+	// answer cache, and a test server counting prompts asked twice, never
+	// see the same probe again.
+	question := fmt.Sprintf("%s (probe %s)", probeQuestion, time.Now().UTC().Format("20060102T150405.000000"))
 	for _, id := range set.ids() {
 		m := set.byID[id]
-		q := provider.Query{Question: probeQuestion, Contexts: []string{probeContext}, Prompt: fanout.Prompt(probeQuestion, []string{probeContext})}
+		q := provider.Query{Question: question, Contexts: []string{probeContext}, Prompt: fanout.Prompt(question, []string{probeContext})}
 		if provider.Retrieves(m) {
-			q = provider.Query{Question: probeQuestion}
+			q = provider.Query{Question: question}
 		}
 		jobs = append(jobs, func(ctx context.Context) provider.CheckResult { return provider.Check(ctx, m, q) })
 	}

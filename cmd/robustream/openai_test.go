@@ -101,7 +101,7 @@ func TestEvalOnceAgainstOpenAIServer(t *testing.T) {
 // hangs a tenth, rate-limits in bursts, sends broken JSON and is killed and
 // restarted mid-run, every request ends as a result or a terminal error
 // with its reason, none twice; the built-in model keeps flowing; eval
-// --once exits 0.
+// --once exits 0 when its gate lets any share of failures pass (--max-failed 1).
 func TestInferenceFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a pipeline")
@@ -127,7 +127,8 @@ func TestInferenceFaults(t *testing.T) {
 		}
 	}()
 	var out, errb bytes.Buffer
-	if code := run([]string{"eval", "--once", "--config", fastRetries(t), "--source", "demo", "--demo-periods", "1", "--data-dir", data, "--models", models, "--log-level", "error"}, &out, &errb); code != 0 {
+	if code := run([]string{"eval", "--once", "--config", fastRetries(t), "--source", "demo", "--demo-periods", "1", "--data-dir", data, "--models", models, "--log-level", "error",
+		"--max-failed", "1"}, &out, &errb); code != 0 {
 		t.Fatalf("eval --once exited %d\n%s\n%s", code, out.String(), tail(errb.String(), 3000))
 	}
 	<-killed

@@ -26,7 +26,7 @@ func CrossKind(q, d string) string { return q + "+" + d }
 // limit > 0 and more cells than that, limit of them are kept, chosen by a
 // random source seeded by the question id so that a replay keeps the same
 // cells. It also returns the sample as "kept/possible".
-func crossCells(q *schemas.Question, queries, contexts []*schemas.Variant, limit int) ([]*schemas.Variant, string) {
+func crossCells(q *schemas.Question, seed string, queries, contexts []*schemas.Variant, limit int) ([]*schemas.Variant, string) {
 	possible := len(queries) * len(contexts)
 	kept := possible
 	var keep []bool // nil: every cell
@@ -35,7 +35,7 @@ func crossCells(q *schemas.Question, queries, contexts []*schemas.Variant, limit
 		keep = make([]bool, possible)
 		// Perm of a seeded PCG is fixed by math/rand/v2, so the sample
 		// depends on the question id (and the cells made) only.
-		for _, i := range NewRand(q.QuestionID, AxisCross).Perm(possible)[:limit] {
+		for _, i := range NewRand(seed, AxisCross).Perm(possible)[:limit] {
 			keep[i] = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/robustream/robustream/processors/text"
 	"github.com/robustream/robustream/schemas"
@@ -67,6 +68,27 @@ type Input struct {
 	// sureLLM: SURE's LLM kinds are registered and can be made (a
 	// generator is there), so their sampled cells need the clean cells.
 	sureLLM bool
+	// seed keys the kinds' random draws (SeedKey); "" is the question id.
+	seed string
+}
+
+// SeedKey is what a question's perturbations are seeded by: its id, and
+// the configured seed when it is not 0 (Config.Seed). Samplings other
+// stages must agree on (SURE's cells, the fan-out's family caps) stay
+// keyed to the question id alone.
+func SeedKey(questionID string, seed int64) string {
+	if seed == 0 {
+		return questionID
+	}
+	return questionID + "#seed=" + strconv.FormatInt(seed, 10)
+}
+
+// seedKey is in's seed key (the question id when none was set).
+func (in *Input) seedKey() string {
+	if in.seed == "" {
+		return in.Question.QuestionID
+	}
+	return in.seed
 }
 
 // The built-in kinds (RARE §3.1, §3.2), in the order the stage emits them.
@@ -91,7 +113,7 @@ func DefaultKinds() []Kind { return []Kind{Char, QWERTY, Synonym, AnswerRemoved}
 // contexts.
 func queryKind(name string) Kind {
 	return Kind{Axis: schemas.AxisQuery, Name: name, Families: rareOnly, Make: func(p *Perturber, in *Input) (Made, error) {
-		q, err := p.query(name, in.Question.QuestionID, in.words)
+		q, err := p.query(name, in.seedKey(), in.words)
 		return Made{Query: q, Contexts: in.Question.GTChunks, AnswerAvailable: true}, err
 	}}
 }

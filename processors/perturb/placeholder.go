@@ -122,7 +122,7 @@ func (s *Stage) Shortfalls() map[string]map[string]int64 { return s.perturber.no
 func (p *Perturber) placeholder(in *Input, i, k int) (Made, error) {
 	q := in.Question
 	name := fmt.Sprintf("%s_%d", KindPlaceholder, i+1)
-	values := placeholderValues(q, in.Answers, k)
+	values := placeholderValues(q, in.seedKey(), in.Answers, k)
 	if i >= len(values) {
 		return Made{}, ErrNoPlaceholder
 	}
@@ -135,9 +135,9 @@ func (p *Perturber) placeholder(in *Input, i, k int) (Made, error) {
 	// expression syntax (text.ParseExpr), quoted when it holds an
 	// operator; the original's aliases describe the old value and go.
 	expected := text.QuoteKeyword(value)
-	noise := p.noise(q, name, i, in.Answers, text.NewAnswers([]string{value}))
+	noise := p.noise(q, in.seedKey(), name, i, in.Answers, text.NewAnswers([]string{value}))
 	docs := append(slices.Clone(golden), noise...)
-	shuffle(docs, schemas.ID(q.QuestionID, name, "shuffle"))
+	shuffle(docs, schemas.ID(in.seedKey(), name, "shuffle"))
 	return Made{Query: q.Question, Contexts: docs, AnswerAvailable: true, Expected: expected}, nil
 }
 
@@ -147,7 +147,7 @@ func (p *Perturber) placeholder(in *Input, i, k int) (Made, error) {
 // per placeholder). A fact holding the original answer or the variant's
 // accepted answer is dropped and counted: noise must not answer the
 // question, nor leak the value the placeholder hides.
-func (p *Perturber) noise(q *schemas.Question, kind string, i int, original, substituted *text.Answers) []string {
+func (p *Perturber) noise(q *schemas.Question, seedKey, kind string, i int, original, substituted *text.Answers) []string {
 	f := q.PRGB
 	if f == nil {
 		p.notes.add(kind, noteNoFacts, 1)
@@ -161,7 +161,7 @@ func (p *Perturber) noise(q *schemas.Question, kind string, i int, original, sub
 		short string
 	}{{"weak", f.Weak, NoiseWeak, noteFewWeak}, {"moderate", f.Moderate, NoiseModerate, noteFewMod}, {"hard", f.Hard, NoiseHard, noteNoHard}} {
 		pool := slices.Clone(lv.pool)
-		seed := schemas.ID(q.QuestionID, kind, lv.name)
+		seed := schemas.ID(seedKey, kind, lv.name)
 		slices.SortFunc(pool, func(a, b string) int { return strings.Compare(schemas.ID(seed, a), schemas.ID(seed, b)) })
 		got := 0
 		for _, doc := range pool {
@@ -265,7 +265,7 @@ func wordAt(s string, i int, start bool) bool {
 // None equals an accepted answer after normalization, and none is already
 // written in a golden context (the context would then state the new
 // answer twice, for two facts).
-func placeholderValues(q *schemas.Question, answers *text.Answers, k int) []string {
+func placeholderValues(q *schemas.Question, seedKey string, answers *text.Answers, k int) []string {
 	var out []string
 	ok := func(v string) bool {
 		if v == "" || answers.TokenSeq(v) || text.NewAnswers([]string{v}).TokenSeq(q.Answer) {
@@ -290,7 +290,7 @@ func placeholderValues(q *schemas.Question, answers *text.Answers, k int) []stri
 			return nil
 		}
 		cands := slices.Clone(q.PRGB.Candidates)
-		seed := schemas.ID(q.QuestionID, "candidates")
+		seed := schemas.ID(seedKey, "candidates")
 		slices.SortFunc(cands, func(a, b string) int { return strings.Compare(schemas.ID(seed, a), schemas.ID(seed, b)) })
 		for _, c := range cands {
 			if len(out) < k && shapeOf(c) == shapeOf(answer) && ok(c) {
@@ -300,7 +300,7 @@ func placeholderValues(q *schemas.Question, answers *text.Answers, k int) []stri
 		return out
 	}
 	for i := 0; len(out) < k && i < k*prgbAttempts; i++ {
-		if v := gen(schemas.ID(q.QuestionID, KindPlaceholder, strconv.Itoa(i))); ok(v) {
+		if v := gen(schemas.ID(seedKey, KindPlaceholder, strconv.Itoa(i))); ok(v) {
 			out = append(out, v)
 		}
 	}

@@ -186,7 +186,7 @@ func TestPlaceholderValueTypes(t *testing.T) {
 		{"Q2 2024", `^Q[1-4] 20\d\d$`},
 	} {
 		q.Answer = c.answer
-		vs := placeholderValues(q, text.NewAnswers(q.Accepted()), 3)
+		vs := placeholderValues(q, q.QuestionID, text.NewAnswers(q.Accepted()), 3)
 		if len(vs) != 3 {
 			t.Errorf("%q: %d substitutes %q, want 3", c.answer, len(vs), vs)
 		}
@@ -199,7 +199,7 @@ func TestPlaceholderValueTypes(t *testing.T) {
 	// A name takes a graph candidate of its shape, never a figure.
 	q = &schemas.Question{QuestionID: "q2", Answer: "Mateo Haddad", GTChunks: []string{"Orion appointed Mateo Haddad as CFO."},
 		PRGB: &schemas.PRGBFacts{Candidates: []string{"314 technicians", "David Bennett", "mateo haddad"}}}
-	if got := placeholderValues(q, text.NewAnswers(q.Accepted()), 3); !slices.Equal(got, []string{"David Bennett"}) {
+	if got := placeholderValues(q, q.QuestionID, text.NewAnswers(q.Accepted()), 3); !slices.Equal(got, []string{"David Bennett"}) {
 		t.Errorf("name substitutes %q, want [David Bennett]", got)
 	}
 }

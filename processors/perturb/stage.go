@@ -38,6 +38,10 @@ type Config struct {
 	// Pivot is the language back_translation goes through. Empty:
 	// DefaultPivot.
 	Pivot string `yaml:"back_translation_pivot" help:"language back_translation translates through (default German)"`
+	// Seed enters the random draws of the perturbations (SeedKey): 0, the
+	// default, keys them to the question id alone; another seed draws
+	// other edits from the same questions.
+	Seed int64 `yaml:"seed" flag:"seed" help:"seed of the perturbations' random draws (char, qwerty and wordnet edits, cross-cell samples, placeholder values and noise); 0 keys them to the question id alone"`
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
@@ -52,6 +56,7 @@ type Stage struct {
 	maxCross  int
 	log       *slog.Logger
 	pivot     string
+	seed      int64
 	llm       atomic.Pointer[llm] // nil: no generator, the LLM kinds are skipped
 	sureLLM   bool                // SURE's LLM kinds are registered (spurious_llm.go)
 
@@ -87,6 +92,7 @@ func NewStage(cfg Config) (*Stage, error) {
 	}
 	s := &Stage{
 		pivot:     cfg.Pivot,
+		seed:      cfg.Seed,
 		perturber: Perturber{WordNet: cfg.WordNet, notes: &prgbNotes{}},
 		kinds:     cfg.Kinds,
 		maxCross:  cfg.MaxCrossCells,
@@ -252,7 +258,8 @@ func (s *Stage) variants(ctx context.Context, q *schemas.Question) ([]*schemas.V
 func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bool) ([]*schemas.Variant, error) {
 	accepted := q.Accepted()
 	answers := text.NewAnswers(accepted) // shared by every kind
-	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted), ctx: ctx, llm: s.llm.Load()}
+	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted), ctx: ctx, llm: s.llm.Load(),
+		seed: SeedKey(q.QuestionID, s.seed)}
 	in.sureLLM = s.sureLLM && in.llm != nil
 	// Skips are counted once the set is made: a question retried after a
 	// generator failure must not count its other kinds' skips twice.
@@ -302,7 +309,7 @@ func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bo
 	for _, sk := range skips {
 		s.skip(sk.kind, sk.err)
 	}
-	cross, sample := crossCells(q, queries, documents, s.maxCross)
+	cross, sample := crossCells(q, SeedKey(q.QuestionID, s.seed), queries, documents, s.maxCross)
 	vs = append(vs, cross...)
 	lineage := q.ID
 	if lineage == "" {

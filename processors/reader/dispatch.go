@@ -115,7 +115,7 @@ func (d *dispatcher) call(ctx context.Context, q provider.Query) (provider.Answe
 		if !probe {
 			d.breaker.Done(trial, nil, true)
 		}
-		d.health.done(probe, err, true, d.now())
+		d.health.done(probe, err, true, false, d.now())
 		return provider.Answer{}, 0, err
 	}
 	start := d.now()
@@ -123,11 +123,12 @@ func (d *dispatcher) call(ctx context.Context, q provider.Query) (provider.Answe
 	end := d.now()
 	latency := end.Sub(start)
 	err = classify(err)
-	d.gate.release(outcomeOf(err), latency)
+	out := outcomeOf(err)
+	d.gate.release(out, latency)
 	if !probe {
 		d.breaker.Done(trial, err, ctx.Err() != nil)
 	}
-	d.health.done(probe, err, ctx.Err() != nil, end)
+	d.health.done(probe, err, ctx.Err() != nil, out == overloaded, end)
 	return a, latency, err
 }
 

@@ -15,7 +15,11 @@ import (
 var ErrModelDown = errors.New("model down")
 
 // A model is declared down when downFailures calls in a row failed, over
-// at least downAfter, with no success in between. The circuit breaker
+// at least downAfter, with no success in between. Signs of overload (a
+// timeout, 429, 503, 504: outcomeOf's overloaded) neither count nor break
+// the streak: a busy server is slowed down by the window and the breaker,
+// not declared down, so an endpoint that only ever times out stays up.
+// The circuit breaker
 // alone only slows a dead endpoint to one call per cooldown, each request
 // waiting its turn; declaring the model down ends its pending requests at
 // once while the other models go on. While it is down, one call per
@@ -58,8 +62,9 @@ func (h *health) allow(now time.Time) (probe bool, err error) {
 }
 
 // done records how an allowed call ended. cancelled (the caller gave up)
-// says nothing about the model.
-func (h *health) done(probe bool, err error, cancelled bool, now time.Time) {
+// says nothing about the model; overloaded (a sign of a busy server) does
+// not count toward declaring it down.
+func (h *health) done(probe bool, err error, cancelled, overloaded bool, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if probe {
@@ -67,6 +72,11 @@ func (h *health) done(probe bool, err error, cancelled bool, now time.Time) {
 	}
 	switch {
 	case cancelled && err != nil:
+		return
+	case err != nil && overloaded:
+		if probe {
+			h.probe = now.Add(downProbe)
+		}
 		return
 	case err == nil:
 		h.streak, h.last, h.down = 0, nil, time.Time{}

@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +172,7 @@ func TestDownModelEndsAsErrorResult(t *testing.T) {
 	}
 	d := (*st.models.Load())["dead"]
 	for i := 0; i < downFailures; i++ {
-		d.health.done(false, dead.err, false, clock.now())
+		d.health.done(false, dead.err, false, false, clock.now())
 		clock.add(downAfter / downFailures * 2)
 	}
 	if down, _ := st.Down("dead"); !down {
@@ -195,5 +196,30 @@ func TestDownModelEndsAsErrorResult(t *testing.T) {
 	}
 	if _, err := st.Process(t.Context(), encodeRequest(t, acmeRequest("good", "r2", "v1"))); err != nil {
 		t.Errorf("the other model: %v", err)
+	}
+}
+
+// TestOverloadIsNotDown: a model that only times out, rate-limits or
+// answers 503 is overloaded, not down: however long it lasts, its calls
+// keep going through the breaker and are never failed as down.
+func TestOverloadIsNotDown(t *testing.T) {
+	for _, overload := range []error{
+		fmt.Errorf("model gpu: http://gpu/v1/chat/completions: no complete reply within 60s: %w", context.DeadlineExceeded),
+		&provider.CallError{Model: "gpu", Class: provider.ErrRateLimited, Status: 429},
+		&provider.CallError{Model: "gpu", Class: provider.ErrUnavailable, Status: 503},
+	} {
+		clock := &manualClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		m := &flakyModel{id: "gpu", err: overload}
+		d := newDispatcher(m, false, clock.now)
+		for i := 0; i < 200; i++ {
+			_, _, err := d.call(t.Context(), provider.Query{Question: "q", Prompt: "p"})
+			if errors.Is(err, ErrModelDown) {
+				t.Fatalf("%v: declared down after %d calls over %s", overload, m.calls.Load(), clock.now().Sub(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+			}
+			clock.add(time.Second)
+		}
+		if m.calls.Load() < 20 {
+			t.Errorf("%v: only %d calls in 200 s", overload, m.calls.Load())
+		}
 	}
 }
