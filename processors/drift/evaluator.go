@@ -350,6 +350,8 @@ const OriginalAxis = "original"
 //     clean answers fail, perturbed ones fail with them; robustness drifts
 //     only when a perturbation hurts more than before, beyond what the
 //     clean answers lost.
+//   - A service's retrieval_hit series is held back while its retriever's
+//     recall series fires.
 //   - A series of another family (SURE, PRGB) is held back while the
 //     model's clean accuracy (RARE's original series) fires, unless it
 //     kept max_drop less of its baseline rate than the clean one did.
@@ -369,6 +371,14 @@ func inhibitor(k seriesKey, v verdict, firing map[seriesKey]verdict, maxDrop flo
 		orig.Axis, orig.Kind = OriginalAxis, OriginalAxis
 		if ov, ok := firing[orig]; ok && v.drop() < ov.drop()+maxDrop {
 			return orig, true
+		}
+	}
+	// The retrieval_hit outcomes of a service (RARE's family) fall with
+	// its retriever's recall: the retriever's alert covers them.
+	if k.Metric == RetrievalHitMetric {
+		r := seriesKey{Model: k.Model, Family: RetrievalFamily, Metric: RetrievalMetric, Axis: RetrievalAxis, Kind: schemas.RetrieverService, Domain: k.Domain}
+		if _, ok := firing[r]; ok {
+			return r, true
 		}
 	}
 	// Every other family asks the same model the same questions in other

@@ -40,6 +40,10 @@ func TestScenarioRetrieverDrops(t *testing.T) {
 	retrievals(t, ch, "shop-rag", schemas.RetrieverService, schemas.IndexNotIndexed, after, time.Hour, 300, 0)
 	outcomes(t, ch, "shop-rag", "f", "original", "original", before, 6*time.Hour, 400, 0.8, docs, false)
 	outcomes(t, ch, "shop-rag", "f", "original", "original", after, time.Hour, 200, 0.3, docs, false)
+	// Its retrieval-hit outcomes fall with the recall: covered by the
+	// retriever's alert.
+	outcomes(t, ch, "shop-rag", "retrieval_hit", "query", "char", before, 6*time.Hour, 400, 0.9, docs, false)
+	outcomes(t, ch, "shop-rag", "retrieval_hit", "query", "char", after, time.Hour, 200, 0.3, docs, false)
 	retrievals(t, ch, "builtin:lexical", "bm25_top3", "", before, 6*time.Hour, 400, 0.7)
 	retrievals(t, ch, "builtin:lexical", "bm25_top3", "", after, time.Hour, 200, 0.7)
 	retrievals(t, ch, "steady-rag", schemas.RetrieverService, "", before, 6*time.Hour, 400, 0.8)
@@ -72,6 +76,9 @@ func TestScenarioRetrieverDrops(t *testing.T) {
 	}
 	if a.Labels["family"] != drift.RetrievalFamily || a.Labels["kind"] != schemas.RetrieverService || strings.Contains(a.Summary, "context unavailable") {
 		t.Errorf("retriever alert labels %v, summary %s", a.Labels, a.Summary)
+	}
+	if !strings.Contains(a.Summary, "shop-rag|rare|retrieval_hit|query/char|*") {
+		t.Errorf("the retriever's alert does not name the retrieval-hit series it covers: %s", a.Summary)
 	}
 	if strings.Contains(got[want[1]].Summary, "retrieval|recall") {
 		t.Errorf("the clean-accuracy alert holds the retriever's: %s", got[want[1]].Summary)

@@ -229,6 +229,9 @@ const (
 	RetrievalFamily = "retrieval"
 	RetrievalMetric = "recall"
 	RetrievalAxis   = "retriever"
+	// RetrievalHitMetric is the metric of a service's retrieval-hit
+	// outcomes (family rare), which its retriever's series covers.
+	RetrievalHitMetric = "retrieval_hit"
 )
 
 // readRetrieval reads the retrievers' series in readCounts' row layout,

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/processors/provider"
+	"github.com/robustream/robustream/sinks/alert"
+	"github.com/robustream/robustream/sinks/alert/alerttest"
+)
+
+// shopRAG is a RAG service written for these tests: BM25 over the
+// paragraphs of a folder of documents, top 3, the built-in extractive
+// reader over them, each passage returned with its file and BM25 score.
+// It reads the folder at every request, indexing a file only once delay
+// has passed on clock since it first saw it (0: at once), and, when worse
+// is set, returns the three lowest-ranked matching passages instead of
+// the best.
+type shopRAG struct {
+	dir   string
+	clock func() time.Time
+	delay time.Duration
+	worse atomic.Bool
+
+	mu    sync.Mutex
+	first map[string]time.Time // file → when first seen
+}
+
+type scoredPassage struct {
+	text, source string
+	score        float64
+}
+
+func (s *shopRAG) passages() []scoredPassage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files, _ := filepath.Glob(filepath.Join(s.dir, "*.md"))
+	sort.Strings(files)
+	now := s.clock()
+	var out []scoredPassage
+	for _, f := range files {
+		at, ok := s.first[f]
+		if !ok {
+			s.first[f], at = now, now
+		}
+		if now.Sub(at) < s.delay {
+			continue // not indexed yet
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		text := string(b)
+		if _, body, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n"); ok {
+			text = body // without the front matter
+		}
+		for _, p := range strings.Split(text, "\n\n") {
+			if p = strings.TrimSpace(p); len(p) > 20 {
+				out = append(out, scoredPassage{text: p, source: filepath.Base(f)})
+			}
+		}
+	}
+	return out
+}
+
+func (s *shopRAG) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Question string `json:"question"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Question == "" {
+		http.Error(w, `{"error": "question is required"}`, http.StatusBadRequest)
+		return
+	}
+	ps := s.passages()
+	var hits []scoredPassage
+	if len(ps) > 0 {
+		texts := make([]string, len(ps))
+		for i, p := range ps {
+			texts[i] = p.text
+		}
+		idx := newBM25(texts)
+		const k1, b = 1.2, 0.75
+		n := float64(len(idx.docs))
+		for i, d := range idx.docs {
+			tf := map[string]int{}
+			for _, t := range d {
+				tf[t]++
+			}
+			score := 0.0
+			for _, q := range words(req.Question) {
+				if f := float64(tf[q]); f > 0 {
+					idf := math.Log(1 + (n-float64(idx.df[q])+0.5)/(float64(idx.df[q])+0.5))
+					score += idf * f * (k1 + 1) / (f + k1*(1-b+b*float64(len(d))/idx.avgdl))
+				}
+			}
+			if score > 0 {
+				hits = append(hits, scoredPassage{ps[i].text, ps[i].source, score})
+			}
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+		if s.worse.Load() {
+			sort.SliceStable(hits, func(i, j int) bool { return hits[i].score < hits[j].score })
+		}
+		hits = hits[:min(3, len(hits))]
+	}
+	ctxs := make([]string, len(hits))
+	out := make([]map[string]any, len(hits))
+	for i, h := range hits {
+		ctxs[i] = h.text
+		out[i] = map[string]any{"text": h.text, "source": h.source, "score": h.score}
+	}
+	a, err := provider.Builtins()[provider.IDLexical].Answer(r.Context(), provider.Query{Question: req.Question, Contexts: ctxs})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]any{"answer": a.Text, "passages": out})
+}
+
+// startShopEngine runs the engine on data with a shop-rag model served by
+// svc beside the built-in reader, the engine's clock fc, and extra
+// robustream.yaml; it returns the dashboard's base URL and a stop
+// function.
+func startShopEngine(t *testing.T, data, corpus string, svc *shopRAG, extra string) (string, func()) {
+	t.Helper()
+	srv := httptest.NewServer(svc)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.yaml")
+	config := filepath.Join(dir, "robustream.yaml")
+	yaml := fmt.Sprintf("models:\n  - {id: builtin:lexical, kind: builtin}\n  - {id: shop-rag, kind: rag-endpoint, url: %q, contexts_field: passages}\n", srv.URL)
+	for p, text := range map[string]string{models: yaml, config: fmt.Sprintf("stages:\n  perturb:\n    wordnet_dir: %q\n", t.TempDir()) + extra} {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- cmdRun(ctx, []string{"--data-dir", data, "--http", addr, "--source", "dir:" + corpus, "--models", models,
+			"--config", config, "--log-level", "error"}, &out)
+	}()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("the engine ended with %v\n%s", err, tail(out.String(), 2000))
+			}
+		case <-time.After(time.Minute):
+			t.Error("the engine did not stop within a minute")
+		}
+	}
+	t.Cleanup(stop)
+	waitListening(t, addr, time.Minute)
+	return "http://" + addr, stop
+}
+
+// query runs a read-only query through the dashboard's /api/sql and
+// returns its fields, failing the test on an error.
+func query(t *testing.T, base, sql string) []string {
+	t.Helper()
+	body, err := postSQL(base, sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return strings.Fields(body)
+}
+
+// settleOn waits until sql's output (a count) is above after and unchanged
+// for eight seconds, and returns it.
+func settleOn(t *testing.T, base, sql string, after int64, within time.Duration) int64 {
+	t.Helper()
+	var last string
+	stable := 0
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(time.Second) {
+		body, err := postSQL(base, sql)
+		if err != nil {
+			continue
+		}
+		n, _ := strconv.ParseInt(strings.TrimSpace(body), 10, 64)
+		if n <= after || body != last {
+			stable, last = 0, body
+			continue
+		}
+		if stable++; stable >= 8 {
+			return n
+		}
+	}
+	t.Fatalf("%s did not settle above %d within %s (last %q)", sql, after, within, last)
+	return 0
+}
+
+// TestRAGEndpointRetrieval: a rag-endpoint service (BM25 written above,
+// on loopback) answers with passages, sources and scores. Its passages are
+// stored in eval_results.retrieved with their sources and scores, its
+// retrieval metrics are in the dashboard and in report --format json; its
+// retriever made worse mid-run fires the retriever's own alert
+// (shop-rag|retrieval|recall|retriever/service|*).
+func TestRAGEndpointRetrieval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline")
+	}
+	t0 := time.Now().UTC().Truncate(5 * time.Minute).Add(-3 * time.Hour)
+	fc := &fakeClock{at: t0}
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = fc.Now
+	corpus := t.TempDir()
+	writePeriod(t, corpus, 0)
+	writePeriod(t, corpus, 1)
+	svc := &shopRAG{dir: corpus, clock: fc.Now, first: map[string]time.Time{}}
+	rec := alerttest.Start(t)
+	data := t.TempDir()
+	base, stop := startShopEngine(t, data, corpus, svc, fmt.Sprintf(`alerts:
+  interval: 1s
+  recent_window: 10m
+  baseline_window: 6h
+  min_samples: 30
+  alpha: 0.01
+  max_drop: 0.1
+  cooldown: 30m
+  receivers:
+    - {name: hook, kind: webhook, url: %q}
+`, rec.URL(alert.Webhook)))
+	results := "SELECT count() FROM robustream.eval_results FINAL WHERE model_id = 'shop-rag'"
+	n := settleOn(t, base, results, 0, 4*time.Minute)
+	f := query(t, base, `SELECT count(), countIf(retriever = 'service'), countIf(length(retrieved) > 0),
+    countIf(length(retrieved_sources) = length(retrieved) AND length(retrieved_scores) = length(retrieved) AND length(retrieved) > 0),
+    countIf(arrayExists(s -> s LIKE 'p%.md', retrieved_sources)), countIf(retrieval_hit), countIf(index_state != '')
+FROM robustream.eval_results FINAL WHERE model_id = 'shop-rag'`)
+	if len(f) != 7 || f[0] != strconv.FormatInt(n, 10) || f[1] != f[0] || f[2] == "0" || f[3] != f[2] || f[4] != f[2] || f[5] == "0" || f[6] != "0" {
+		t.Fatalf("shop-rag's stored results (all, retriever service, with passages, with a source and score each, sources the files, hits, index states): %v", f)
+	}
+	// A reader given its contexts has retrieved passages only on the
+	// retrieval axis (a built-in retriever's variant).
+	if m := query(t, base, "SELECT count() FROM robustream.eval_results FINAL WHERE model_id = 'builtin:lexical' AND axis != 'retrieval' AND (retriever != '' OR length(retrieved) > 0)"); m[0] != "0" {
+		t.Errorf("%s results of the built-in reader off the retrieval axis have retrieved passages", m[0])
+	}
+	// The dashboard's retrieval table.
+	var panel struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	status, body, err := httpGet(base + "/api/retrieval?window=all")
+	if err != nil || status != http.StatusOK || json.Unmarshal([]byte(body), &panel) != nil || len(panel.Rows) != 1 {
+		t.Fatalf("/api/retrieval: %d %v %s", status, err, body)
+	}
+	if r := panel.Rows[0]; r["model_id"] != "shop-rag" || r["retriever"] != "service" || fmt.Sprint(r["n"]) != f[0] {
+		t.Errorf("/api/retrieval row %v, want shop-rag's %s results", r, f[0])
+	}
+	t.Logf("T: %d results of shop-rag, %s with a hit; dashboard %v", n, f[5], panel.Rows[0])
+
+	// The retriever gets worse an hour later.
+	fc.Set(t0.Add(60 * time.Minute))
+	svc.worse.Store(true)
+	writePeriod(t, corpus, 2)
+	n = settleOn(t, base, results, n, 4*time.Minute)
+	const series = "shop-rag|retrieval|recall|retriever/service|*"
+	var rows string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if rows = alertRows(t, base); strings.Contains(rows, series+"\tfiring") {
+			break
+		}
+	}
+	if !strings.Contains(rows, series+"\tfiring") {
+		detail, _ := postSQL(base, `SELECT evaluated_at, count(), round(avg(retrieval_recall), 3) FROM robustream.eval_results FINAL
+WHERE model_id = 'shop-rag' GROUP BY evaluated_at ORDER BY evaluated_at`)
+		t.Fatalf("no firing alert for %s:\n%s\nrecall per evaluation time:\n%s", series, rows, detail)
+	}
+	t.Logf("T+60m: %d results; alerts:\n%s", n, rows)
+	if strings.Contains(rows, "|retrieval_hit|") {
+		t.Errorf("retrieval-hit series alert apart from the retriever's alert that covers them:\n%s", rows)
+	}
+	stop()
+
+	// The report, from the data directory.
+	var rep struct {
+		Retrieval []struct {
+			Model     string   `json:"model"`
+			Retriever string   `json:"retriever"`
+			K         int64    `json:"k"`
+			N         int64    `json:"n"`
+			Hit       *float64 `json:"hit_rate"`
+			Rec       *float64 `json:"recall"`
+			Prec      *float64 `json:"precision"`
+			MRR       *float64 `json:"mrr"`
+		} `json:"retrieval"`
+	}
+	out := robustream(t, "report", "--data-dir", data, "--format", "json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report --format json: %v\n%s", err, tail(out, 2000))
+	}
+	if len(rep.Retrieval) != 1 {
+		t.Fatalf("report retrieval rows %+v, want shop-rag's", rep.Retrieval)
+	}
+	r := rep.Retrieval[0]
+	if r.Model != "shop-rag" || r.Retriever != "service" || r.K != 3 || r.N != n || r.Hit == nil || r.Rec == nil || r.Prec == nil || r.MRR == nil ||
+		*r.Hit <= 0 || *r.Hit >= 1 || *r.Rec > *r.Hit || *r.MRR > *r.Hit {
+		t.Errorf("report retrieval row %+v (hit %v recall %v precision %v mrr %v), want shop-rag's %d results, k 3, 0 < recall ≤ hit < 1, mrr ≤ hit",
+			r, deref(r.Hit), deref(r.Rec), deref(r.Prec), deref(r.MRR), n)
+	}
+	t.Logf("report: %+v hit %v recall %v precision %v mrr %v", r, deref(r.Hit), deref(r.Rec), deref(r.Prec), deref(r.MRR))
+	text := robustream(t, "report", "--data-dir", data)
+	if !strings.Contains(text, "Retrieval (means over results") || !strings.Contains(text, "shop-rag") {
+		t.Errorf("the text report has no retrieval section for shop-rag:\n%s", tail(text, 3000))
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
