@@ -331,3 +331,131 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// TestRAGFreshness: a RAG service that indexes a document 3 minutes after
+// it first sees it, on the engine's test clock, tracked with the schedule
+// 1m, 5m, 15m and stale_after 2m. Its first answers and those asked again
+// at 1m are stored as not_indexed and enter no score; the stale-index alert
+// fires at 2m while the documents wait; the asks at 5m retrieve the chunks,
+// the service's outcomes appear (none evaluated before 5m), the alert
+// resolves, and the report's time-to-knowledge is 5m: the step of the
+// schedule after the 3-minute delay.
+func TestRAGFreshness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline")
+	}
+	t0 := time.Now().UTC().Truncate(5 * time.Minute).Add(-3 * time.Hour)
+	fc := &fakeClock{at: t0}
+	defer func(c func() time.Time) { clock = c }(clock)
+	clock = fc.Now
+	corpus := t.TempDir()
+	writePeriod(t, corpus, 0)
+	svc := &shopRAG{dir: corpus, clock: fc.Now, delay: 3 * time.Minute, first: map[string]time.Time{}}
+	data := t.TempDir()
+	base, stop := startShopEngine(t, data, corpus, svc, `  infer:
+    freshness:
+      models: [shop-rag]
+      schedule: [1m, 5m, 15m]
+      stale_after: 2m
+      interval: 200ms
+`)
+	results := "SELECT count() FROM robustream.eval_results FINAL WHERE model_id = 'shop-rag'"
+	states := func() string {
+		body, _ := postSQL(base, "SELECT index_state, count() FROM robustream.eval_results FINAL WHERE model_id = 'shop-rag' GROUP BY index_state ORDER BY index_state")
+		return strings.ReplaceAll(strings.TrimSpace(body), "\n", "; ")
+	}
+	staleRows := func() string {
+		body, _ := postSQL(base, "SELECT series, state FROM robustream.alerts FINAL WHERE rule = 'stale_index' ORDER BY series")
+		return strings.TrimSpace(body)
+	}
+	outcomesOf := func(model string) int64 {
+		f := query(t, base, "SELECT count() FROM robustream.outcomes WHERE model_id = '"+model+"'")
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		return n
+	}
+	n := settleOn(t, base, results, 0, 4*time.Minute)
+	if s := states(); s != fmt.Sprintf("not_indexed\t%d", n) {
+		t.Fatalf("first asks: index states %q, want all %d not_indexed", s, n)
+	}
+	if outcomesOf("shop-rag") != 0 || outcomesOf("builtin:lexical") == 0 {
+		t.Fatalf("at t0: %d outcomes of shop-rag (want none: nothing indexed), %d of the built-in reader", outcomesOf("shop-rag"), outcomesOf("builtin:lexical"))
+	}
+	t.Logf("t0: %d questions asked, none retrieved", n)
+
+	fc.Set(t0.Add(time.Minute))
+	n1 := settleOn(t, base, results, n, 2*time.Minute)
+	if s := states(); s != fmt.Sprintf("not_indexed\t%d", n1) || n1 != 2*n {
+		t.Fatalf("asked again at 1m: %d results, index states %q; want %d, all not_indexed", n1, s, 2*n)
+	}
+	if rows := staleRows(); rows != "" {
+		t.Fatalf("stale alert before stale_after: %s", rows)
+	}
+
+	fc.Set(t0.Add(2 * time.Minute))
+	const series = "shop-rag|freshness|stale_index|retriever/service|*"
+	waitFor := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if staleRows() == want {
+				return
+			}
+		}
+		t.Fatalf("stale-index alerts %q, want %q", staleRows(), want)
+	}
+	waitFor(series + "\tfiring")
+	// Nobody answered since 1m: the waiting questions are all there.
+	if s := states(); s != fmt.Sprintf("not_indexed\t%d", n1) {
+		t.Errorf("at 2m: index states %q", s)
+	}
+
+	fc.Set(t0.Add(5 * time.Minute))
+	n5 := settleOn(t, base, results, n1, 2*time.Minute)
+	waitFor(series + "\tresolved")
+	s := states()
+	t.Logf("t0+5m: %d results; index states %s", n5, s)
+	if !strings.Contains(s, "indexed\t") || n5 != 3*n {
+		t.Errorf("asked again at 5m: %d results (want %d), index states %q: want indexed ones", n5, 3*n, s)
+	}
+	early := query(t, base, fmt.Sprintf("SELECT count() FROM robustream.outcomes WHERE model_id = 'shop-rag' AND evaluated_at < toDateTime(%d)", t0.Add(5*time.Minute).Unix()))
+	if outcomesOf("shop-rag") == 0 || early[0] != "0" {
+		t.Errorf("shop-rag's outcomes: %d, %s of them evaluated before it had indexed (want some, none early)", outcomesOf("shop-rag"), early[0])
+	}
+	stop()
+
+	var rep struct {
+		Freshness []struct {
+			Model     string   `json:"model"`
+			Questions int64    `json:"questions"`
+			Indexed   int64    `json:"indexed"`
+			Waiting   int64    `json:"waiting"`
+			P50       *float64 `json:"p50_seconds"`
+			Max       *float64 `json:"max_seconds"`
+		} `json:"freshness"`
+		Retrieval []struct {
+			Model string `json:"model"`
+			N     int64  `json:"n"`
+		} `json:"retrieval"`
+	}
+	out := robustream(t, "report", "--data-dir", data, "--format", "json")
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report --format json: %v", err)
+	}
+	if len(rep.Freshness) != 1 {
+		t.Fatalf("freshness rows %+v, want shop-rag's", rep.Freshness)
+	}
+	f := rep.Freshness[0]
+	t.Logf("time to knowledge: %+v p50 %v max %v", f, deref(f.P50), deref(f.Max))
+	// The delay is 3m: the asks at 1m miss, the asks at 5m are the first
+	// that can hit.
+	if f.Model != "shop-rag" || f.Indexed == 0 || f.Indexed+f.Waiting != f.Questions || f.P50 == nil || *f.P50 != 300 || f.Max == nil || *f.Max != 300 {
+		t.Errorf("time to knowledge %+v (p50 %v, max %v): want the indexed questions at 300 s", f, deref(f.P50), deref(f.Max))
+	}
+	for _, r := range rep.Retrieval {
+		if r.Model == "shop-rag" && r.N != n5-n1 {
+			t.Errorf("shop-rag's retrieval metrics over %d results, want the %d asked at 5m (not the not_indexed ones)", r.N, n5-n1)
+		}
+	}
+	if text := robustream(t, "report", "--data-dir", data); !strings.Contains(text, "Time to knowledge") {
+		t.Errorf("the text report has no time-to-knowledge section:\n%s", tail(text, 2000))
+	}
+}
