@@ -12,7 +12,7 @@ import (
 // document's deletion (value "true"). Such a version has no text: the chunk
 // stage closes it with one empty chunk, the knowledge graph applies it as a
 // version that states nothing, and so the questions the document's facts
-// supported retire (docs/architecture.md, Sources).
+// supported retire (docs/architecture.md, Stages).
 const MetaDeleted = "deleted"
 
 // emptyHash is the content hash of a deletion: the SHA-256 of no text. A
