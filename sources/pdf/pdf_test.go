@@ -74,10 +74,11 @@ func TestStructure(t *testing.T) {
 	}
 	d := Structure([]Page{
 		page("3", Block{Top: 60, Lines: []Line{{Height: 16, Text: "Intro"}}},
-			Block{Top: 100, Lines: []Line{body("Acme sold 12 ships. It hired 40 engi-"), body("neers in Oslo.")}}),
-		page("4", Block{Top: 60, Lines: []Line{body("Acme opened a plant.")}}),
+			Block{Top: 100, Lines: []Line{body("Acme sold 12 ships. It hired 40 engi-"), body("neers")}}),
+		page("4", Block{Top: 60, Lines: []Line{body("in Oslo and Bergen. Acme opened a")}}, Block{Top: 80, Lines: []Line{body("plant.")}},
+			Block{Top: 100, Lines: []Line{body("Globex sold 3 ships.")}}),
 	})
-	want := "## Intro\n\nAcme sold 12 ships. It hired 40 engineers in Oslo.\n\nAcme opened a plant.\n"
+	want := "## Intro\n\nAcme sold 12 ships. It hired 40 engineers in Oslo and Bergen. Acme opened a plant.\n\nGlobex sold 3 ships.\n"
 	if d.Text != want || d.Pages != 2 || d.Dropped != 4 || d.Title != "Intro" {
 		t.Errorf("text %q pages %d dropped %d title %q; want %q", d.Text, d.Pages, d.Dropped, d.Title, want)
 	}

@@ -110,6 +110,7 @@ func Structure(pages []Page) *Document {
 	d.Dropped = dropRunning(pages)
 	body := bodyHeight(pages)
 	var out []string
+	continues := false // the last paragraph stops mid-sentence
 	for _, p := range pages {
 		for _, b := range p {
 			if len(b.Lines) == 0 {
@@ -121,9 +122,17 @@ func Structure(pages []Page) *Document {
 					d.Title = text
 				}
 				out = append(out, "## "+text)
+				continues = false
+				continue
+			}
+			if r, _ := utf8.DecodeRuneInString(text); continues && (unicode.IsLower(r) || unicode.IsDigit(r)) {
+				// pdftotext cut a paragraph in two (a page break, a
+				// change of line spacing): mend it.
+				out[len(out)-1] = joinLines([]Line{{Text: out[len(out)-1]}, {Text: text}})
 			} else {
 				out = append(out, text)
 			}
+			continues = !strings.ContainsAny(text[len(text)-1:], ".!?:;")
 		}
 	}
 	d.Text = strings.Join(out, "\n\n")
