@@ -404,6 +404,19 @@ type scoreRow struct {
 	Retrieval   *float64    `json:"retrieval,omitempty"`
 	RetrievalCI *[2]float64 `json:"retrieval_ci,omitempty"`
 	Score       *float64    `json:"score,omitempty"`
+	// Retrievers is RARE's retrieval robustness per retriever (the
+	// retrieval variant's kind, bm25_top3, emb_<name>_top3).
+	Retrievers []retrieverScore `json:"retrievers,omitempty"`
+}
+
+// retrieverScore is one retriever's RARE retrieval robustness in
+// /api/scores.
+type retrieverScore struct {
+	Retriever   string      `json:"retriever"`
+	N           int64       `json:"n"`
+	Questions   int64       `json:"questions"`
+	Retrieval   *float64    `json:"retrieval,omitempty"`
+	RetrievalCI *[2]float64 `json:"retrieval_ci,omitempty"`
 }
 
 type scoresResponse struct {
@@ -454,6 +467,18 @@ func (e *engine) loadScores(ctx context.Context) (scoresResponse, error) {
 			Overall: num(r["overall"]), OverallCI: ciOf(r, "overall"), Query: num(r["query_robustness"]), QueryCI: ciOf(r, "query_robustness"),
 			Document: num(r["document_robustness"]), DocumentCI: ciOf(r, "document_robustness"),
 			Retrieval: num(r["retrieval_robustness"]), RetrievalCI: ciOf(r, "retrieval_robustness")})
+	}
+	retrievers, err := metrics.Rows(ctx, e.ch.Query, metrics.RARE.Aggregation("rare_retrieval_scores").Query(metrics.AllTime))
+	if err != nil {
+		return resp, err
+	}
+	for i := range resp.Models {
+		for _, r := range retrievers {
+			if r["model_id"] == resp.Models[i].Model {
+				resp.Models[i].Retrievers = append(resp.Models[i].Retrievers, retrieverScore{Retriever: r["retriever"], N: r.Count("n"),
+					Questions: r.Count("questions"), Retrieval: num(r["retrieval_robustness"]), RetrievalCI: ciOf(r, "retrieval_robustness")})
+			}
+		}
 	}
 	// by_kind is RARE's mean f per kind: only f rows on RARE's axes, never
 	// the retrieval-hit rows a retrieving model also has under family

@@ -87,6 +87,21 @@ FROM robustream.rare_scores ORDER BY model_id`)
 	if len(resp.ByKind) == 0 {
 		t.Error("by_kind is empty")
 	}
+	// Per retriever and with intervals: the API's figures are the report's.
+	for _, m := range resp.Models {
+		for _, x := range rep.RARE {
+			if x.Model != m.Model {
+				continue
+			}
+			if len(m.Retrievers) != len(x.Retrievers) || len(m.Retrievers) == 0 || m.Retrievers[0].Retriever != x.Retrievers[0].Retriever ||
+				m.Retrievers[0].Retrieval == nil || round6(metrics.Score(*m.Retrievers[0].Retrieval)) != round6(x.Retrievers[0].Retrieval) {
+				t.Errorf("%s: /api/scores retrievers %+v, report %+v", m.Model, m.Retrievers, x.Retrievers)
+			}
+			if m.OverallCI == nil || round6(metrics.Score(m.OverallCI[0])) != round6(x.OverallCI[0]) || round6(metrics.Score(m.OverallCI[1])) != round6(x.OverallCI[1]) {
+				t.Errorf("%s: /api/scores overall_ci %v, report %v", m.Model, m.OverallCI, x.OverallCI)
+			}
+		}
+	}
 }
 
 func round6(s metrics.Score) string {

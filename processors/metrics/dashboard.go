@@ -3,12 +3,14 @@ package metrics
 import "strings"
 
 // The dashboard's panels, each its family's aggregation over the panel's
-// window (AllTime for "all") under the column names the page reads.
+// window (AllTime for "all") under the column names the page reads; a
+// score x comes with x_ci, its 95% confidence interval [lo, hi] (nulls
+// below two units).
 
 // GRADEPanel is the GRADE heat map: grade_matrix over w.
 func GRADEPanel(w Window) string {
 	return `SELECT model_id AS model, sim_func, hops, dr_quartile AS quartile, n AS cnt, questions,
-    error_rate, error_rate_ci_lo, error_rate_ci_hi, dr_min, dr_max
+    error_rate, [error_rate_ci_lo, error_rate_ci_hi] AS error_rate_ci, dr_min, dr_max
 FROM
 (
 ` + GRADE.Aggregation("grade_matrix").Query(w) + `
@@ -18,8 +20,8 @@ ORDER BY model, sim_func, hops, quartile`
 
 // SUREPanel is SURE's RR/WR/LR per kind: sure_kind_scores over w.
 func SUREPanel(w Window) string {
-	return `SELECT model_id AS model, axis, kind, n AS cnt, rr, rr_ci_lo, rr_ci_hi, wr, wr_ci_lo, wr_ci_hi, lr, lr_ci_lo, lr_ci_hi,
-    acc_original, acc_perturbed
+	return `SELECT model_id AS model, axis, kind, n AS cnt, rr, [rr_ci_lo, rr_ci_hi] AS rr_ci, wr, [wr_ci_lo, wr_ci_hi] AS wr_ci,
+    lr, [lr_ci_lo, lr_ci_hi] AS lr_ci, acc_original, acc_perturbed
 FROM
 (
 ` + SURE.Aggregation("sure_kind_scores").Query(w) + `
@@ -29,7 +31,7 @@ ORDER BY model, axis, kind`
 
 // PRGBPanel is PRGB's shares per model: prgb_scores over w.
 func PRGBPanel(w Window) string {
-	return `SELECT model_id AS model, n AS cnt, score, score_ci_lo, score_ci_hi, all_correct_share, partial_share, all_wrong_share
+	return `SELECT model_id AS model, n AS cnt, score, [score_ci_lo, score_ci_hi] AS score_ci, all_correct_share, partial_share, all_wrong_share
 FROM
 (
 ` + PRGB.Aggregation("prgb_scores").Query(w) + `

@@ -167,6 +167,20 @@ func ci(name, mean, sd, n string) []string {
 	}
 }
 
+// wilson are the columns of a 95% Wilson score interval of a share p
+// over n units (SURE's shares of instances): unlike the normal
+// approximation it does not collapse to a point at a share of 0 or 1.
+// NaN without units.
+func wilson(name, p, n string) []string {
+	const z2 = "3.8416" // 1.96²
+	center := fmt.Sprintf("(%s + %s / (2 * %s)) / (1 + %s / %s)", p, z2, n, z2, n)
+	half := fmt.Sprintf("1.96 / (1 + %s / %s) * sqrt(%s * (1 - %s) / %s + %s / (4 * %s * %s))", z2, n, p, p, n, z2, n, n)
+	return []string{
+		fmt.Sprintf("if(%s < 1, nan, greatest(0, %s - %s)) AS %s_ci_lo", n, center, half, name),
+		fmt.Sprintf("if(%s < 1, nan, least(1, %s + %s)) AS %s_ci_hi", n, center, half, name),
+	}
+}
+
 // list joins select items, one a line under indent.
 func list(indent string, items []string) string {
 	return indent + strings.Join(items, ",\n"+indent)

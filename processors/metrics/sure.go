@@ -75,8 +75,8 @@ WHERE c_rows > 0`,
 }
 
 // sureBy is SURE's aggregation grouped by keys: every SURE score is this
-// one text with other keys. The confidence intervals are over instances
-// (SURE's unit), from the sample deviation of each share's indicator.
+// one text with other keys. The confidence intervals of the shares are
+// Wilson intervals over instances (SURE's unit).
 func sureBy(keys string) func(Window, Options) string {
 	return func(w Window, o Options) string {
 		outer := append(strings.Split(keys, ", "),
@@ -93,9 +93,8 @@ func sureBy(keys string) func(Window, Options) string {
 			"countIf(c = 1) AS lr_cnt",
 			"sum(y_original) AS y_orig_sum")
 		if o.Extra {
-			for _, s := range []struct{ name, cond string }{{"rr", "c = 0"}, {"wr", "c = -1"}, {"lr", "c = 1"}} {
-				outer = append(outer, ci(s.name, s.name+"_cnt / cnt", s.name+"_sd", "cnt")...)
-				inner = append(inner, "stddevSamp(toFloat64("+s.cond+")) AS "+s.name+"_sd")
+			for _, s := range []string{"rr", "wr", "lr"} {
+				outer = append(outer, wilson(s, s+"_cnt / cnt", "cnt")...)
 			}
 		}
 		return `SELECT
