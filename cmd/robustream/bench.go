@@ -484,9 +484,15 @@ func benchSink(ctx context.Context, e *engine, cfg *Config, results []streams.Me
 	// Rounds alternate between the two and swap who goes first, so that
 	// both see the same machine: the merges one round's inserts start,
 	// and whatever else the cores are doing, land on both sides alike.
-	const rounds = 6
+	// A round takes a fraction of a second, so that a burst of other work
+	// on a shared machine can swing one round's ratio by half: twelve of
+	// them, and the spread of the rounds' own ratios printed beside the
+	// total's, show how much one run's figure can be trusted.
+	const rounds = 12
 	var rawTime, sinkTime time.Duration
+	var perRound []float64
 	for r := 0; r < rounds; r++ {
+		raw0, sink0 := rawTime, sinkTime
 		batch := make([]streams.Message, len(results))
 		for i, m := range results {
 			m.Topic, m.Partition, m.Offset = streams.TopicEvalResults, r, int64(i)
@@ -530,11 +536,14 @@ func benchSink(ctx context.Context, e *engine, cfg *Config, results []streams.Me
 		if err := second(); err != nil {
 			return err
 		}
+		perRound = append(perRound, (rawTime-raw0).Seconds()/(sinkTime-sink0).Seconds())
 	}
 	raw := float64(rounds*len(events)) / rawTime.Seconds()
 	got := float64(rounds*len(results)) / sinkTime.Seconds()
-	fmt.Fprintf(w, "\n%-10s %9s %14s %14s %7s\n", "sink", "rows", "sink rows/s", "raw chDB rows/s", "ratio")
-	fmt.Fprintf(w, "%-10s %9d %14.0f %14.0f %6.2f×\n", "clickhouse", rounds*len(results), got, raw, got/raw)
+	slices.Sort(perRound)
+	fmt.Fprintf(w, "\n%-10s %9s %14s %14s %7s  %s\n", "sink", "rows", "sink rows/s", "raw chDB rows/s", "ratio", "rounds' ratios (min, median, max)")
+	fmt.Fprintf(w, "%-10s %9d %14.0f %14.0f %6.2f×  %.2f× %.2f× %.2f×\n", "clickhouse", rounds*len(results), got, raw, got/raw,
+		perRound[0], (perRound[(rounds-1)/2]+perRound[rounds/2])/2, perRound[rounds-1])
 	return nil
 }
 
