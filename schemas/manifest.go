@@ -84,6 +84,12 @@ func (v *Variant) Derive(axis, kind, query string, contexts []string, answerAvai
 		Manifest:        v.Manifest,
 		SetSize:         v.SetSize,
 	}
+	if axis == AxisRetrieval && v.Axis == AxisOriginal {
+		// A retriever's passages are judged against the original's
+		// contexts, the question's ground-truth chunks (docs/methods.md,
+		// Retrieval metrics).
+		d.GroundTruth = v.Contexts
+	}
 	stampDerived(d, v)
 	return d
 }
