@@ -12,15 +12,12 @@ import (
 type Family struct {
 	// Name is the family recorded on its outcomes (schemas.FamilyRARE, …).
 	Name string
-	// Axes are the variant axes the family scores; pairing hands the
-	// family only results on these axes, and the family's row views read
-	// only outcomes on them (or, where its outcomes carry other axes by
-	// design, only its own family's rows).
+	// Axes are the variant axes the family scores, every kind on them (a
+	// kind added on one of its axes is scored without an edit here);
+	// pairing hands the family only results on these axes, and its row
+	// views read only its own rows (RARE's also only on these axes, since
+	// builds before families declared axes wrote RARE rows on others).
 	Axes []string
-	// Kinds, when set, limits the family to these kinds of its axes; nil
-	// means every kind of its axes (a kind added on the axis is scored
-	// without an edit here).
-	Kinds []string
 	// Metrics are the outcome metrics pairing writes for the family.
 	// PRGB's are its task classes.
 	Metrics []string
