@@ -100,3 +100,26 @@ FROM robustream.eval_results WHERE request_id IN ('new', 'plain') ORDER BY reque
 		}
 	})
 }
+
+// TestClusterAddColumn: a column add becomes an ALTER of the shards' table
+// and one of the Distributed table, both ON CLUSTER, and both parse.
+func TestClusterAddColumn(t *testing.T) {
+	const s = "ALTER TABLE robustream.eval_results ADD COLUMN IF NOT EXISTS retrieved Array(String)"
+	got, err := clusterStatement(s, "c1", " ON CLUSTER c1", map[string]bool{"eval_results": true})
+	want := []string{
+		"ALTER TABLE robustream.eval_results" + LocalSuffix + " ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retrieved Array(String)",
+		"ALTER TABLE robustream.eval_results ON CLUSTER c1 ADD COLUMN IF NOT EXISTS retrieved Array(String)",
+	}
+	if err != nil || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("rewrite: %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := clusterStatement(s, "c1", " ON CLUSTER c1", map[string]bool{}); err == nil {
+		t.Error("a column add to a table that is not a MergeTree table was rewritten")
+	}
+	e := sharedChDB(t)
+	for _, q := range got {
+		if _, err := e.Query(context.Background(), "EXPLAIN AST "+q, "TabSeparated"); err != nil {
+			t.Errorf("%s does not parse: %v", q, err)
+		}
+	}
+}
