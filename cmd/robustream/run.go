@@ -203,6 +203,11 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	log := newLogger(cfg.Log)
 	started := time.Now()
+	if fm := cfg.Stages.Infer.Config.Freshness.Models; len(fm) > 0 {
+		// One pass asks nothing again: a miss is the answer.
+		log.Warn("eval --once does not track freshness (run does): stages.infer.freshness ignored", "models", fm)
+		cfg.Stages.Infer.Config.Freshness.Models = nil
+	}
 	if err := g.loadBaseline(ctx, cfg); err != nil {
 		return err
 	}
