@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"sync"
@@ -70,22 +71,45 @@ func (c *inputCounter) count(text string) int {
 // (the vectors are found in ClickHouse, not asked for again), its top-k
 // equals a brute-force cosine ranking of the server's own vectors, and a
 // retired version's chunks are never retrieved.
+//
+// It runs on chDB, and on the clickhouse-server of
+// ROBUSTREAM_TEST_CLICKHOUSE (18.16: no dotProduct, the arraySum path) when
+// set.
 func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 	if testing.Short() {
-		t.Skip("opens chDB and a broker")
+		t.Skip("opens ClickHouse and a broker")
 	}
-	ctx := context.Background()
-	ch, err := clickhouse.Open(ctx, clickhouse.Config{DataDir: t.TempDir()})
-	if errors.Is(err, clickhouse.ErrNoChDB) {
-		t.Skipf("chDB unavailable: %v", err)
+	for _, engine := range []string{"chdb", "server"} {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			cfg := clickhouse.Config{DataDir: t.TempDir()}
+			if engine == "server" {
+				cfg = clickhouse.Config{URL: os.Getenv("ROBUSTREAM_TEST_CLICKHOUSE")}
+				if cfg.URL == "" {
+					t.Skip("ROBUSTREAM_TEST_CLICKHOUSE is unset (export ROBUSTREAM_TEST_CLICKHOUSE=$(scripts/clickhouse-test-server.sh start))")
+				}
+			}
+			ch, err := clickhouse.Open(ctx, cfg)
+			if errors.Is(err, clickhouse.ErrNoChDB) {
+				t.Skipf("chDB unavailable: %v", err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ch.Close()
+			if err := clickhouse.Migrate(ctx, ch, nil); err != nil {
+				t.Fatal(err)
+			}
+			// A shared server keeps earlier runs' vectors: an embedder id
+			// of this run's own.
+			id := fmt.Sprintf("e5-%d", time.Now().UnixNano())
+			denseOnce(t, ctx, ch, id)
+		})
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ch.Close()
-	if err := clickhouse.Migrate(ctx, ch, nil); err != nil {
-		t.Fatal(err)
-	}
+}
+
+func denseOnce(t *testing.T, ctx context.Context, ch clickhouse.Engine, id string) {
+	name := DenseName(id)
 	sim, err := simserver.Start(simserver.Config{Model: "e5"})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +142,7 @@ func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 		if err := st.RestoreAll(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s := NewStage(Config{}, st, NewDense("e5", embedder(front.URL), ch, nil))
+		s := NewStage(Config{}, st, NewDense(id, embedder(front.URL), ch, nil))
 		if err := s.Restored(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +158,7 @@ func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 	queries := []string{"Which port does the proxy listen on by default?", "How long does the cache keep responses?", "When was the 2.4 release published?"}
 	first := map[string][]string{}
 	for _, q := range queries {
-		hits, err := s1.Retrieve(ctx, "emb_e5", q)
+		hits, err := s1.Retrieve(ctx, name, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +227,7 @@ func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 		t.Errorf("the restart called the embedder %d times", counter.calls-calls)
 	}
 	for _, q := range queries {
-		hits, err := s2.Retrieve(ctx, "emb_e5", q)
+		hits, err := s2.Retrieve(ctx, name, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +242,7 @@ func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 	// A chunk that arrives after the restart is embedded, once.
 	added := "Operators rotate the proxy's TLS certificates every 90 days."
 	feed(t, ctx, s2, chunkMsg(t, "tls.md", 1, 0, added, 60))
-	if _, err := s2.Retrieve(ctx, "emb_e5", "How often are the TLS certificates rotated?"); err != nil {
+	if _, err := s2.Retrieve(ctx, name, "How often are the TLS certificates rotated?"); err != nil {
 		t.Fatal(err)
 	}
 	for _, text := range append(active, added) {
@@ -230,7 +254,7 @@ func TestDenseEmbedsEachChunkOnceAcrossRestart(t *testing.T) {
 	if got, want := counter.calls-calls, len(queries)+2; got != want {
 		t.Errorf("%d embedder calls after the restart, want %d (%d queries, one new chunk, one query)", got, want, len(queries))
 	}
-	rows, err := ch.Query(ctx, "SELECT count(), uniqExact(chunk_id) FROM robustream.chunk_vectors WHERE embedder = 'emb_e5'", "TabSeparated")
+	rows, err := ch.Query(ctx, "SELECT count(), uniqExact(chunk_id) FROM robustream.chunk_vectors WHERE embedder = '"+name+"'", "TabSeparated")
 	if err != nil {
 		t.Fatal(err)
 	}
