@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -380,7 +381,7 @@ func TestRAGFreshness(t *testing.T) {
 	if outcomesOf("shop-rag") != 0 || outcomesOf("builtin:lexical") == 0 {
 		t.Fatalf("at t0: %d outcomes of shop-rag (want none: nothing indexed), %d of the built-in reader", outcomesOf("shop-rag"), outcomesOf("builtin:lexical"))
 	}
-	t.Logf("t0: %d questions asked, none retrieved", n)
+	t.Logf("t0: %d requests (a question's original and query variants) asked, none retrieved", n)
 
 	fc.Set(t0.Add(time.Minute))
 	n1 := settleOn(t, base, results, n, 2*time.Minute)
@@ -403,6 +404,10 @@ func TestRAGFreshness(t *testing.T) {
 		t.Fatalf("stale-index alerts %q, want %q", staleRows(), want)
 	}
 	waitFor(series + "\tfiring")
+	said, _ := postSQL(base, "SELECT summary FROM robustream.alert_summaries FINAL WHERE state = 'firing' AND alert_id IN (SELECT alert_id FROM robustream.alerts WHERE series = '"+series+"')")
+	if want := fmt.Sprintf("shop-rag has not indexed the documents of %d questions older than 2m0s", n/3); !strings.Contains(said, want) {
+		t.Errorf("stale alert said %q, want %q (each question has its original and two query variants)", said, want)
+	}
 	// Nobody answered since 1m: the waiting questions are all there.
 	if s := states(); s != fmt.Sprintf("not_indexed\t%d", n1) {
 		t.Errorf("at 2m: index states %q", s)
@@ -420,6 +425,7 @@ func TestRAGFreshness(t *testing.T) {
 	if outcomesOf("shop-rag") == 0 || early[0] != "0" {
 		t.Errorf("shop-rag's outcomes: %d, %s of them evaluated before it had indexed (want some, none early)", outcomesOf("shop-rag"), early[0])
 	}
+	checkRetrievalPanels(t, base)
 	stop()
 
 	var rep struct {
@@ -458,4 +464,46 @@ func TestRAGFreshness(t *testing.T) {
 	if text := robustream(t, "report", "--data-dir", data); !strings.Contains(text, "Time to knowledge") {
 		t.Errorf("the text report has no time-to-knowledge section:\n%s", tail(text, 2000))
 	}
+}
+
+// checkRetrievalPanels renders the dashboard in headless Chromium (when
+// installed) and checks that its Retrieval and Time-to-knowledge tables
+// show shop-rag: the retriever "service", and a time to knowledge of 5m.
+// A screenshot of the page goes to ROBUSTREAM_TEST_SCREENSHOT_DIR (default
+// a temporary dir).
+func checkRetrievalPanels(t *testing.T, base string) {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Log("no chromium: the dashboard's tables are not rendered")
+		return
+	}
+	dom, stderr, err := runChromium(t, chromium, "--window-size=1366,768", "--dump-dom", "--virtual-time-budget=15000", base+"/")
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v\n%s", err, tail(stderr, 2000))
+	}
+	table := func(id string) string {
+		i := strings.Index(dom, `<table id="`+id+`"`)
+		if i < 0 {
+			return ""
+		}
+		j := strings.Index(dom[i:], "</table>")
+		return dom[i : i+j]
+	}
+	if r := table("retrieval"); !strings.Contains(r, "<td>shop-rag</td><td>service</td><td>3</td>") {
+		t.Errorf("the dashboard's retrieval table has no row for shop-rag's service:\n%s", r)
+	}
+	if f := table("freshness"); !strings.Contains(f, "<td>shop-rag</td>") || !strings.Contains(f, "<td>5m</td>") {
+		t.Errorf("the dashboard's time-to-knowledge table does not show shop-rag at 5m:\n%s", f)
+	}
+	dir := os.Getenv("ROBUSTREAM_TEST_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	shot := filepath.Join(dir, "dashboard-retrieval.png")
+	if _, stderr, err := runChromium(t, chromium, "--screenshot="+shot, "--window-size=1366,2600", "--hide-scrollbars",
+		"--virtual-time-budget=15000", base+"/"); err != nil {
+		t.Errorf("chromium --screenshot: %v\n%s", err, tail(stderr, 2000))
+	}
+	t.Logf("dashboard screenshot: %s", shot)
 }

@@ -291,12 +291,17 @@ func (f *Freshness) dueAsks(now time.Time) ([]streams.Record, error) {
 func (f *Freshness) staleAlerts(now time.Time) ([]streams.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	stale := map[string]int{}
+	// Questions, not their variants: each of a question's variants waits
+	// on its own, for one document.
+	questions := map[string]map[string]bool{}
 	oldest := map[string]time.Time{}
 	for _, w := range f.waiting {
 		m := w.Request.ModelID
 		if now.Sub(w.FirstAsked) >= f.staleAfter {
-			stale[m]++
+			if questions[m] == nil {
+				questions[m] = map[string]bool{}
+			}
+			questions[m][w.Request.QuestionID] = true
 			if o, ok := oldest[m]; !ok || w.FirstAsked.Before(o) {
 				oldest[m] = w.FirstAsked
 			}
@@ -312,7 +317,7 @@ func (f *Freshness) staleAlerts(now time.Time) ([]streams.Record, error) {
 		series := strings.Join([]string{m, FreshnessStage, FreshnessRule, "retriever/" + schemas.RetrieverService, "*"}, "|")
 		prev, firing := f.firing[m]
 		var a schemas.Alert
-		switch n := stale[m]; {
+		switch n := len(questions[m]); {
 		case n > 0 && !firing:
 			a = schemas.Alert{AlertID: schemas.ID(FreshnessRule, series, fmt.Sprint(now.Unix())), Rule: FreshnessRule, Series: series,
 				State: "firing", Recent: float64(n), PValue: 1, FiredAt: now,
