@@ -145,8 +145,12 @@ func (f *Freshness) Load(key string, value []byte) {
 	if len(value) == 0 || json.Unmarshal(value, &w) != nil || w.Request.ModelID == "" {
 		return
 	}
-	// An ask sent before a restart may not have been written: sent again.
-	w.Sent = false
+	// An ask sent before a restart may not have been written, or its
+	// answer not judged: sent again under the same request id (an answer
+	// already received comes from the answer cache).
+	if w.Sent {
+		w.Asked, w.Sent = w.Asked-1, false
+	}
 	f.mu.Lock()
 	f.waiting[key] = &w
 	f.mu.Unlock()

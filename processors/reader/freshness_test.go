@@ -241,6 +241,26 @@ func TestFreshnessGivesUp(t *testing.T) {
 	if got := strings.Join(states, " "); got != "not_indexed not_indexed gave_up" {
 		t.Errorf("states %q, want two not_indexed then gave_up", got)
 	}
+	// A restart with the last ask sent and unanswered: it is sent again
+	// under the same request id, at once, and its answer ends the wait.
+	f := newFreshness(FreshnessConfig{Models: []string{"shop-rag"}, MaxAsks: 2}, clock.Now)
+	w := waitingQuestion{Request: *req, FirstAsked: t0, Asked: 2, Sent: true}
+	b, _ = json.Marshal(&w)
+	f.Load(waitingKey("shop-rag", "v1"), b)
+	var again []string
+	f.Step(context.Background(), func(_ context.Context, recs ...streams.Record) error {
+		for _, r := range recs {
+			if r.Topic == streams.TopicEvalRequests {
+				var ask schemas.EvalRequest
+				schemas.Decode(r.Value, &ask)
+				again = append(again, ask.RequestID)
+			}
+		}
+		return nil
+	})
+	if len(again) != 1 || again[0] != askAgainID("r1", 2) {
+		t.Errorf("after a restart: asks %q, want ask 2 again (%s)", again, askAgainID("r1", 2))
+	}
 	if _, err := NewStage(Config{Models: map[string]provider.Model{"shop-rag": rag}, Freshness: FreshnessConfig{Models: []string{"nope"}}}); err == nil {
 		t.Error("an unknown freshness model is accepted")
 	}
