@@ -269,20 +269,15 @@ func (s *Stage) chunk(ctx context.Context, m streams.Message) error {
 	ch := NewChunk(c.ChunkID, c.DocID, c.DocVersion, c.Text) // tokenised outside the lock
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var added bool
-	var retired []*Chunk
 	if len(ch.Terms) == 0 {
 		before, seen := s.idx.Version(c.DocID)
-		retired = s.idx.SetVersion(c.DocID, c.DocVersion)
+		retired := s.idx.SetVersion(c.DocID, c.DocVersion)
 		if seen && c.DocVersion <= before {
 			return nil
 		}
-		if err := s.save(ctx, c.DocID, nil, retired); err != nil {
-			return err
-		}
-		return nil
+		return s.save(ctx, c.DocID, nil, retired)
 	}
-	added, retired = s.idx.Add(ch)
+	added, retired := s.idx.Add(ch)
 	if !added && len(retired) == 0 {
 		return nil // a replay, or a stale version
 	}
