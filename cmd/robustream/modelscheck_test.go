@@ -96,4 +96,9 @@ func TestModelsCheck(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "clickhouse")); !os.IsNotExist(err) {
 		t.Errorf("eval --once started the engine before refusing: %v", err)
 	}
+	// So does run.
+	r = runGated(t, "", time.Minute, "run", "--source", "none", "--data-dir", data, "--http", "", "--models", models, "--log-level", "error")
+	if r.code == 0 || !strings.Contains(r.stderr, "models check: 4 broken") || !strings.Contains(r.stderr, "rag-401: auth: HTTP 401") {
+		t.Errorf("run with broken models: exit %d\n%s", r.code, r.stderr)
+	}
 }
