@@ -353,6 +353,19 @@ func (l leaf) set(s string) error {
 			return fmt.Errorf("%s: %q is not a duration (e.g. 30s)", l.path, s)
 		}
 		l.v.SetInt(int64(d))
+	case []time.Duration: // comma-separated
+		var ds []time.Duration
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			d, err := time.ParseDuration(p)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a duration (e.g. 30s)", l.path, p)
+			}
+			ds = append(ds, d)
+		}
+		l.v.Set(reflect.ValueOf(ds))
 	case int, int64:
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

@@ -261,7 +261,10 @@ func TestFreshnessGivesUp(t *testing.T) {
 	if len(again) != 1 || again[0] != askAgainID("r1", 2) {
 		t.Errorf("after a restart: asks %q, want ask 2 again (%s)", again, askAgainID("r1", 2))
 	}
-	if _, err := NewStage(Config{Models: map[string]provider.Model{"shop-rag": rag}, Freshness: FreshnessConfig{Models: []string{"nope"}}}); err == nil {
-		t.Error("an unknown freshness model is accepted")
+	for _, bad := range []FreshnessConfig{{Models: []string{"nope"}}, {Models: []string{"shop-rag"}, Schedule: []time.Duration{5 * time.Minute, time.Minute}},
+		{Models: []string{"shop-rag"}, MaxAsks: -1}} {
+		if _, err := NewStage(Config{Models: map[string]provider.Model{"shop-rag": rag}, Freshness: bad}); err == nil || !strings.Contains(err.Error(), "freshness") {
+			t.Errorf("freshness %+v: %v, want an error", bad, err)
+		}
 	}
 }
