@@ -42,7 +42,6 @@ const FreshnessStage = "freshness"
 // FreshnessRule is the rule of the stale-index alerts.
 const FreshnessRule = "stale_index"
 
-
 // DefaultFreshnessSchedule is when a question is asked again, counted from
 // its first ask.
 var DefaultFreshnessSchedule = []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour}

@@ -21,7 +21,7 @@ type testClock struct {
 	at time.Time
 }
 
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.at }
+func (c *testClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.at }
 func (c *testClock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.at = t }
 
 // lateIndexer is a RAG service on loopback that indexes a passage only
