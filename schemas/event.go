@@ -282,6 +282,11 @@ type Variant struct {
 	GroundTruth      []string  `json:"ground_truth,omitempty"`
 	RetrievedSources []string  `json:"retrieved_sources,omitempty"`
 	RetrievedScores  []float64 `json:"retrieved_scores,omitempty"`
+	// Model, when set, is the one model under test this variant is for:
+	// its context was written by that model (SURE's source_self), so
+	// fan-out asks it of that model alone (Variant.ForModel). Empty: every
+	// model.
+	Model string `json:"model,omitempty"`
 }
 
 // Key implements Event.

@@ -119,6 +119,17 @@ func (v *Variant) NotMade(axis, kind, reason string) *Variant {
 	return d
 }
 
+// ForModel makes d, derived from v (Derive or NotMade), the variant of
+// one model under test: Model names it, and its variant id includes it,
+// so that two models' variants of the same slot never share an id, even
+// when their contexts are the same.
+func (v *Variant) ForModel(d *Variant, model string) *Variant {
+	d.Model = model
+	d.VariantID = ID(d.VariantID, "model", model)
+	stampDerived(d, v)
+	return d
+}
+
 // stampDerived stamps d, derived from v, with its variant id and v's lineage.
 func stampDerived(d, v *Variant) {
 	lineage := v.ID
