@@ -32,6 +32,10 @@ type Config struct {
 	// "max_tokens=64,temperature=0"), part of the request id so that changing
 	// them makes new requests. Missing: DefaultDecoding.
 	Decoding map[string]string `yaml:"-"`
+	// Prompts maps a model id to its own prompt (models.yaml prompt:),
+	// rendered into its requests and so part of their ids. Missing: the
+	// built-in prompt of the style.
+	Prompts map[string]Template `yaml:"-"`
 	// Prompt is the prompt style: StyleRARE (default) or StyleSURE. It is
 	// part of every prompt, hence of every request id.
 	Prompt string `yaml:"prompt" help:"prompt style: rare (the shortest span, or \"no such info\"; default) or sure (an extractive span of at most five words, or NO-RES)"`
@@ -62,6 +66,7 @@ type lineup struct {
 	style      string
 	models     []string
 	decoding   map[string]string
+	prompts    map[string]Template
 	retrieving map[string]bool
 	// caps and axisFamilies are Config.Families and Config.AxisFamilies.
 	caps         map[string]int
@@ -100,12 +105,19 @@ func (s *Stage) SetModels(cfg Config) error {
 			errs = append(errs, fmt.Errorf("fanout: decoding.%s: not a configured model", m))
 		}
 	}
+	for _, m := range slices.Sorted(maps.Keys(cfg.Prompts)) {
+		if !seen[m] {
+			errs = append(errs, fmt.Errorf("fanout: prompts.%s: not a configured model", m))
+		} else if err := cfg.Prompts[m].Check(); err != nil {
+			errs = append(errs, fmt.Errorf("fanout: model %s: %w", m, err))
+		}
+	}
 	switch cfg.Prompt {
 	case "", StyleRARE, StyleSURE:
 	default:
 		errs = append(errs, fmt.Errorf("fanout: prompt: unknown style %q (rare or sure)", cfg.Prompt))
 	}
-	l := &lineup{style: cfg.Prompt, models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), retrieving: map[string]bool{},
+	l := &lineup{style: cfg.Prompt, models: append([]string(nil), cfg.Models...), decoding: make(map[string]string, len(cfg.Models)), prompts: map[string]Template{}, retrieving: map[string]bool{},
 		caps: map[string]int{}, axisFamilies: map[string][]string{}}
 	known := map[string]bool{}
 	for axis, fs := range cfg.AxisFamilies {
@@ -138,6 +150,9 @@ func (s *Stage) SetModels(cfg Config) error {
 		if d, ok := cfg.Decoding[m]; ok {
 			l.decoding[m] = d
 		}
+		if t, ok := cfg.Prompts[m]; ok && !t.IsZero() {
+			l.prompts[m] = t
+		}
 	}
 	s.cur.Store(l)
 	return nil
@@ -151,6 +166,16 @@ func (s *Stage) Name() string { return StageName }
 // can be answered once.
 func RequestID(model, prompt, decoding string) string {
 	return schemas.ID(model, prompt, decoding)
+}
+
+// RequestIDWith is RequestID for a request with a system message: the
+// system text is hashed too, so a changed system prompt is a new request.
+// With no system message it is RequestID.
+func RequestIDWith(model, system, prompt, decoding string) string {
+	if system == "" {
+		return RequestID(model, prompt, decoding)
+	}
+	return schemas.ID(model, prompt, decoding, "system", system)
 }
 
 // ClosedBookVariantID is the variant id of a question's closed-book request.
@@ -213,7 +238,9 @@ func check(v *schemas.Variant) error {
 }
 
 // Requests builds the requests of one variant, model by model: the
-// variant's request, then (original variant only) the closed-book one. Each
+// variant's request, then (original variant only) the closed-book one. A
+// variant naming a model (schemas.Variant.Model) goes to that model alone,
+// and to none when it is not in the line-up. Each
 // is stamped with an event id unique per (request, question, variant) —
 // two variants with identical prompts share a request id but need a result
 // each — and the variant's event id as lineage.
@@ -234,6 +261,12 @@ func (l *lineup) requests(v *schemas.Variant, p plan) []*schemas.EvalRequest {
 	}
 	var out []*schemas.EvalRequest
 	for _, model := range l.models {
+		if v.Model != "" && v.Model != model {
+			// A variant made for one model (SURE's source_self: its
+			// context is that model's own rewrite) is asked of it alone;
+			// the other models' sets get their own variant of the slot.
+			continue
+		}
 		if l.retrieving[model] {
 			if r := l.retrievalRequest(model, v, p); r != nil {
 				out = append(out, r)
@@ -277,12 +310,12 @@ func (l *lineup) retrievalRequest(model string, v *schemas.Variant, p plan) *sch
 }
 
 func (l *lineup) request(model string, v *schemas.Variant, p plan, variantID, axis, kind string, contexts []string, available, closedBook bool) *schemas.EvalRequest {
-	prompt := PromptIn(StyleFor(l.style, axis), v.Query, contexts)
-	id := RequestID(model, prompt, l.decoding[model])
+	system, prompt := l.prompts[model].Render(StyleFor(l.style, axis), v.Query, contexts)
+	id := RequestIDWith(model, system, prompt, l.decoding[model])
 	if v.NotMadeReason != "" {
 		// Nothing to ask: the request only carries the marker to the infer
 		// stage, which answers it with an error result.
-		prompt, id = "", schemas.ID("not made", model, v.VariantID)
+		system, prompt, id = "", "", schemas.ID("not made", model, v.VariantID)
 	}
 	return &schemas.EvalRequest{
 		QuestionRef:     v.QuestionRef,
@@ -290,6 +323,7 @@ func (l *lineup) request(model string, v *schemas.Variant, p plan, variantID, ax
 		ModelID:         model,
 		VariantID:       variantID,
 		ClosedBook:      closedBook,
+		System:          system,
 		Prompt:          prompt,
 		Query:           v.Query,
 		Contexts:        contexts,

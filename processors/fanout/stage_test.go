@@ -244,3 +244,33 @@ func TestFanoutManifest(t *testing.T) {
 		t.Errorf("a not-made original: err = %v, want permanent", err)
 	}
 }
+
+// A variant made for one model (schemas.Variant.Model: SURE's source_self,
+// the model's own rewrite) is asked of that model alone; a marker naming a
+// model too; a model not in the line-up gets nothing.
+func TestFanoutPerModelVariant(t *testing.T) {
+	st, err := NewStage(Config{Models: []string{"m1", "m2", "rag"}, Retrieving: []string{"rag"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := variant(schemas.AxisOriginal, "original")
+	orig.Manifest = schemas.NewManifest("original/original", "spurious/source_self")
+	orig.SetSize = len(orig.Manifest)
+	own := orig.ForModel(orig.Derive(schemas.AxisSpurious, "source_self", orig.Query, []string{"m2's own words about Acme"}, true), "m2")
+	reqs := process(t, st, own)
+	if len(reqs) != 1 || reqs[0].ModelID != "m2" || reqs[0].VariantID != own.VariantID || reqs[0].Contexts[0] != "m2's own words about Acme" {
+		t.Fatalf("requests of m2's variant: %+v", reqs)
+	}
+	marker := orig.ForModel(orig.NotMade(schemas.AxisSpurious, "source_self", "a built-in reader cannot rewrite"), "m1")
+	reqs = process(t, st, marker)
+	if len(reqs) != 1 || reqs[0].ModelID != "m1" || reqs[0].NotMadeReason == "" {
+		t.Fatalf("requests of m1's marker: %+v", reqs)
+	}
+	if own.VariantID == marker.VariantID || own.VariantID == orig.ForModel(orig.Derive(schemas.AxisSpurious, "source_self", orig.Query, own.Contexts, true), "m1").VariantID {
+		t.Error("two models' variants of the same slot share an id")
+	}
+	gone := orig.ForModel(orig.Derive(schemas.AxisSpurious, "source_self", orig.Query, own.Contexts, true), "removed")
+	if reqs := process(t, st, gone); len(reqs) != 0 {
+		t.Errorf("a variant for a model not in the line-up made %d requests", len(reqs))
+	}
+}
