@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/robustream/robustream/processors/chunk"
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/retrieve"
@@ -61,6 +63,13 @@ func retrieveStage() stageSpec {
 		rc.Logger = e.log
 		var dense []*retrieve.Dense
 		id := e.models.embedderID()
+		names := []string{retrieve.BM25Name}
+		if id != "" {
+			names = append(names, retrieve.DenseName(id))
+		}
+		if err := rc.Check(names); err != nil {
+			return streams.Stage{}, fmt.Errorf("stage %s: %w", retrieve.StageName, err)
+		}
 		if id != "" && e.ch != nil {
 			dense = append(dense, retrieve.NewDense(id, e.models.embedder, e.ch, e.log))
 		}

@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -43,6 +44,29 @@ func (c Config) K(name string) int {
 		return k
 	}
 	return DefaultK
+}
+
+// Check reports top_k entries that name no configured retriever (names:
+// "bm25", "emb_<embedder id>") or ask for fewer than one chunk.
+func (c Config) Check(names []string) error {
+	var bad []string
+	keys := make([]string, 0, len(c.TopK))
+	for name := range c.TopK {
+		keys = append(keys, name)
+	}
+	slices.Sort(keys)
+	for _, name := range keys {
+		switch {
+		case !slices.Contains(names, name):
+			bad = append(bad, fmt.Sprintf("%s: no such retriever (have %s)", name, strings.Join(names, ", ")))
+		case c.TopK[name] < 1:
+			bad = append(bad, fmt.Sprintf("%s: %d, want at least 1", name, c.TopK[name]))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return errors.New("top_k: " + strings.Join(bad, "; "))
 }
 
 // KindName is the kind of a retriever's variants: "<retriever>_top<k>".

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,5 +217,25 @@ func TestRestartKeepsIndex(t *testing.T) {
 	feed(t, ctx, s2, chunkMsg(t, "release.md", 1, 0, corpus[2].texts[0], 5))
 	if s2.Len() != 3 {
 		t.Errorf("a replayed chunk of a deleted document was indexed again")
+	}
+}
+
+// top_k names configured retrievers and asks for at least one chunk; k
+// defaults to 3 and names the kind.
+func TestConfigTopK(t *testing.T) {
+	c := Config{TopK: map[string]int{"bm25": 5}}
+	if err := c.Check([]string{"bm25"}); err != nil {
+		t.Error(err)
+	}
+	if c.K("bm25") != 5 || c.K("emb_e5") != DefaultK || KindName("bm25", c.K("bm25")) != "bm25_top5" {
+		t.Errorf("k: bm25 %d, emb_e5 %d", c.K("bm25"), c.K("emb_e5"))
+	}
+	err := Config{TopK: map[string]int{"bm52": 3, "bm25": 0}}.Check([]string{"bm25"})
+	if err == nil || !strings.Contains(err.Error(), "bm52: no such retriever") || !strings.Contains(err.Error(), "bm25: 0, want at least 1") {
+		t.Errorf("bad top_k: %v", err)
+	}
+	s := NewStage(Config{TopK: map[string]int{"bm25": 5}}, nil)
+	if got := s.Kinds(); len(got) != 1 || got[0] != "bm25_top5" {
+		t.Errorf("kinds %v", got)
 	}
 }
