@@ -303,10 +303,13 @@ func (v *Variant) Accepted() []string { return append([]string{v.ExpectedAnswer}
 type EvalRequest struct {
 	Meta
 	QuestionRef
-	RequestID       string   `json:"request_id"`
-	ModelID         string   `json:"model_id"`
-	VariantID       string   `json:"variant_id"`
-	ClosedBook      bool     `json:"closed_book"`
+	RequestID  string `json:"request_id"`
+	ModelID    string `json:"model_id"`
+	VariantID  string `json:"variant_id"`
+	ClosedBook bool   `json:"closed_book"`
+	// System is the system message of a model's own prompt (models.yaml
+	// prompt.system), empty for the built-in prompts.
+	System          string   `json:"system,omitempty"`
 	Prompt          string   `json:"prompt"`
 	Query           string   `json:"query"`
 	Contexts        []string `json:"contexts,omitempty"`

@@ -64,6 +64,7 @@ func inferStage() stageSpec {
 func fanoutConfigOf(base fanout.Config, set modelSet) fanout.Config {
 	cfg := base
 	cfg.Models, cfg.Decoding, cfg.Retrieving = set.ids(), set.decodings(), nil
+	cfg.Prompts = set.prompts
 	cfg.AxisFamilies = axisFamilies(metricFamilies)
 	for _, id := range cfg.Models {
 		if provider.Retrieves(set.byID[id]) {

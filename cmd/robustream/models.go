@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/schemas"
 )
@@ -31,6 +32,8 @@ type modelSet struct {
 	// top-level generator: and embedder: (nil when absent).
 	generator provider.Generator
 	embedder  provider.Embedder
+	// prompts are the models' own prompts (an openai entry's prompt:).
+	prompts map[string]fanout.Template
 }
 
 // limits returns the dispatch limits of model id: what its entry says for
@@ -100,6 +103,9 @@ type openaiModel struct {
 	Temperature       float64       `yaml:"temperature"`
 	MaxTokens         int           `yaml:"max_tokens"`
 	BatchSize         int           `yaml:"batch_size"`
+	// Prompt is the model's own prompt (fanout.Template); absent: the
+	// built-in prompts.
+	Prompt *fanout.Template `yaml:"prompt,omitempty" json:"prompt,omitempty"`
 }
 
 // ragEndpointModel is an entry of kind rag-endpoint: a whole RAG system
@@ -169,6 +175,11 @@ var builtinKind = modelKind{name: "builtin", entry: func() any { return new(buil
 var openaiKind = modelKind{name: "openai", entry: func() any { return new(openaiModel) },
 	build: func(at string, e any, _ map[string]provider.Model) (provider.Model, error) {
 		m := e.(*openaiModel)
+		if m.Prompt != nil {
+			if err := m.Prompt.Check(); err != nil {
+				return nil, keyErrors(at, err)
+			}
+		}
 		c, err := provider.NewOpenAI(m.ID, provider.OpenAIOptions{
 			BaseURL:   m.BaseURL,
 			Model:     m.Model,
@@ -347,6 +358,10 @@ func readModels(path string) (modelSet, []error) {
 		if e.ID == "" {
 			e.ID = key
 		}
+		if e.Prompt != nil {
+			fail("%s.prompt: the %s's prompts are the stages' own; prompt is for the models under test", key, key)
+			continue
+		}
 		m, err := openaiKind.build(key, e, nil)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("models %s: %w", path, err))
@@ -444,6 +459,12 @@ func readModels(path string) (modelSet, []error) {
 		}
 		set.byID[id] = m
 		set.revisions[id] = revisionOf(kind.name, e)
+		if o, ok := e.(*openaiModel); ok && o.Prompt != nil {
+			if set.prompts == nil {
+				set.prompts = map[string]fanout.Template{}
+			}
+			set.prompts[id] = *o.Prompt
+		}
 	}
 	if len(errs) > 0 {
 		return modelSet{}, errs

@@ -25,6 +25,10 @@ type Query struct {
 	Question string
 	Contexts []string
 	Prompt   string
+	// System is the system message of the model's own prompt, "" for
+	// none: a chat endpoint sends it as the system message, a completions
+	// endpoint puts it before the prompt.
+	System string
 }
 
 // Answer is a model's reply.

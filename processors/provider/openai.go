@@ -236,6 +236,11 @@ func (c *OpenAI) Answer(ctx context.Context, q Query) (Answer, error) {
 	if prompt == "" {
 		prompt = q.Question
 	}
+	system := q.System
+	if system != "" && c.endpoint != EndpointChat {
+		// A completion has no roles: the system text leads the prompt.
+		prompt, system = system+"\n\n"+prompt, ""
+	}
 	var res completion
 	if c.batch != nil {
 		r, err := c.batch.do(ctx, prompt)
@@ -247,7 +252,7 @@ func (c *OpenAI) Answer(ctx context.Context, q Query) (Answer, error) {
 		}
 		res = r
 	} else {
-		rs, err := c.complete(ctx, []string{prompt}, c.temperature, c.maxTokens)
+		rs, err := c.completeAs(ctx, system, []string{prompt}, c.temperature, c.maxTokens)
 		if err != nil {
 			return Answer{}, err
 		}
@@ -325,10 +330,20 @@ type completion struct {
 // complete sends prompts (one, unless batching) in one request and returns
 // one completion per prompt, in order.
 func (c *OpenAI) complete(ctx context.Context, prompts []string, temperature float64, maxTokens int) ([]completion, error) {
+	return c.completeAs(ctx, "", prompts, temperature, maxTokens)
+}
+
+// completeAs is complete with a system message before the prompt (chat
+// endpoint only; "" for none).
+func (c *OpenAI) completeAs(ctx context.Context, system string, prompts []string, temperature float64, maxTokens int) ([]completion, error) {
 	endpoint := endpointName(c.completeURL)
 	var body any
 	if c.endpoint == EndpointChat {
-		body = chatRequest{Model: c.model, Messages: []chatMessage{{Role: "user", Content: prompts[0]}}, Temperature: temperature, MaxTokens: maxTokens}
+		msgs := []chatMessage{{Role: "user", Content: prompts[0]}}
+		if system != "" {
+			msgs = append([]chatMessage{{Role: "system", Content: system}}, msgs...)
+		}
+		body = chatRequest{Model: c.model, Messages: msgs, Temperature: temperature, MaxTokens: maxTokens}
 	} else {
 		var p any = prompts[0]
 		if len(prompts) > 1 {

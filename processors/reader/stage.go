@@ -292,7 +292,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 // requests). fresh is the changelog value of an answer received by this
 // call, nil otherwise.
 func (s *Stage) answer(ctx context.Context, d *dispatcher, req *schemas.EvalRequest) (a cached, fresh []byte, err error) {
-	q := provider.Query{Question: req.Query, Contexts: req.Contexts, Prompt: req.Prompt}
+	q := provider.Query{Question: req.Query, Contexts: req.Contexts, Prompt: req.Prompt, System: req.System}
 	if !d.remote {
 		ans, latency, err := d.call(ctx, q)
 		return cachedOf(ans, float64(latency.Microseconds())/1000), nil, err
