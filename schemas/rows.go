@@ -317,20 +317,28 @@ type RowResult struct {
 // RowBatch is DecodeRows' answer: a result per message, in order.
 type RowBatch struct {
 	Results []RowResult
-	slab    *[]cell
+	mem     *batchMem
 }
 
-// slabs recycles the cells of decoded batches: a sink decodes one batch
-// after another of about the same size, and a fresh slab each time would
-// be megabytes to allocate and clear for nothing.
-var slabs sync.Pool
+// batchMem is the memory of a decoded batch that DecodeRows recycles: a
+// sink decodes one batch after another of about the same size, and fresh
+// results, cells and escape buffers each time would be a megabyte or more
+// per batch for the allocator to clear and the collector to scan.
+type batchMem struct {
+	results []RowResult
+	cells   []cell
+	extras  [][]byte
+}
+
+var batchMems sync.Pool
 
 // Release hands the batch's memory back for the next batch; its rows must
 // not be used afterwards (build the record first).
 func (rb *RowBatch) Release() {
-	if rb.slab != nil {
-		slabs.Put(rb.slab)
-		rb.slab = nil
+	if m := rb.mem; m != nil {
+		clear(m.results) // drop the events and errors they hold
+		batchMems.Put(m)
+		rb.mem = nil
 	}
 	rb.Results = nil
 }
@@ -339,21 +347,32 @@ func (rb *RowBatch) Release() {
 // path's values in one recycled allocation for the batch rather than one
 // per row. Release the batch once its rows are in a record.
 func (t *Table) DecodeRows(values [][]byte) *RowBatch {
-	out := make([]RowResult, len(values))
-	rb := &RowBatch{Results: out}
+	m, _ := batchMems.Get().(*batchMem)
+	if m == nil {
+		m = &batchMem{}
+	}
+	n := len(values)
+	if cap(m.results) < n {
+		m.results = make([]RowResult, n)
+	}
+	out := m.results[:n]
+	rb := &RowBatch{Results: out, mem: m}
 	var st *colStore
-	ncols := len(t.Columns)
 	if t.plan() != nil {
-		need := len(values) * ncols
-		var slab []cell
-		if p, ok := slabs.Get().(*[]cell); ok && cap(*p) >= need {
-			slab = (*p)[:need]
-			clear(slab)
-		} else {
-			slab = make([]cell, need)
+		need := n * len(t.Columns)
+		if cap(m.cells) < need {
+			m.cells = make([]cell, need)
 		}
-		rb.slab = &slab
-		st = &colStore{n: len(values), cells: slab, srcs: values, extras: make([][]byte, len(values))}
+		cells := m.cells[:need]
+		clear(cells)
+		if cap(m.extras) < n {
+			m.extras = make([][]byte, n)
+		}
+		extras := m.extras[:n]
+		for i := range extras {
+			extras[i] = extras[i][:0]
+		}
+		st = &colStore{n: n, cells: cells, srcs: values, extras: extras}
 	}
 	one := func(i int) {
 		r, stored, err := t.decodeRow(values[i], st, i)
