@@ -48,9 +48,9 @@ UNION ALL SELECT 'q3', 'Which is larger?', 'Helios', emptyArrayString(), 'compar
 	exec(`INSERT INTO robustream.variants (variant_id, question_id, axis, kind, query, contexts, answer_available, produced_at) ` + strings.Join(sel, " UNION ALL "))
 	type r struct {
 		variant, q, model, axis, kind, answer string
-		refused, correct                     int
-		err                                  string
-		closed                               int
+		refused, correct                      int
+		err                                   string
+		closed                                int
 	}
 	rs := []r{
 		{"v1o", "q1", "A", "original", "original", "9.3%", 0, 1, "", 0}, {"v1c", "q1", "A", "query", "char", "8%", 0, 0, "", 0},
