@@ -33,6 +33,10 @@ type Upstream struct {
 	Logger  *slog.Logger
 
 	passed atomic.Int64 // unix nanos of the last wait that passed
+	// late is set when a wait ran out: the next waits only look once
+	// (an upstream that is down would otherwise cost every question
+	// MaxWait), until one passes.
+	late atomic.Bool
 }
 
 // poll is how often Wait looks at the offsets.
@@ -43,7 +47,8 @@ const poll = 50 * time.Millisecond
 const fresh = 200 * time.Millisecond
 
 // Wait returns once the corpus written when it was called is indexed, ctx
-// ends (its error), or MaxWait passes (nil, with a warning).
+// ends (its error), or MaxWait passes (nil, with a warning; until a later
+// wait passes, waits then look once and do not wait).
 func (u *Upstream) Wait(ctx context.Context, s *Stage) error {
 	if time.Since(time.Unix(0, u.passed.Load())) < fresh {
 		return nil
@@ -52,61 +57,67 @@ func (u *Upstream) Wait(ctx context.Context, s *Stage) error {
 	if maxWait <= 0 {
 		maxWait = 5 * time.Minute
 	}
+	if u.late.Load() {
+		maxWait = 0
+	}
 	deadline := time.Now().Add(maxWait)
 	docs, err := u.Kafka.EndOffsets(ctx, streams.TopicDocuments)
 	if err != nil {
 		return err
 	}
-	if err := u.until(ctx, deadline, func() (bool, error) {
+	ok, err := u.until(ctx, deadline, func() (bool, error) {
 		c, err := u.Kafka.CommittedOffsets(ctx, u.ChunkGroup, docs)
 		if err != nil {
 			return false, err
 		}
 		return reached(c, nil, docs), nil
-	}); err != nil {
+	})
+	if err != nil || !ok {
 		return err
 	}
 	chunks, err := u.Kafka.EndOffsets(ctx, streams.TopicChunks)
 	if err != nil {
 		return err
 	}
-	if err := u.until(ctx, deadline, func() (bool, error) {
+	ok, err = u.until(ctx, deadline, func() (bool, error) {
 		c, err := u.Kafka.CommittedOffsets(ctx, u.OwnGroup, chunks)
 		if err != nil {
 			return false, err
 		}
 		mine := map[string]map[int]int64{streams.TopicChunks: s.handledUpTo(streams.TopicChunks)}
 		return reached(c, mine, chunks), nil
-	}); err != nil {
+	})
+	if err != nil || !ok {
 		return err
 	}
+	u.late.Store(false)
 	u.passed.Store(time.Now().UnixNano())
 	return nil
 }
 
-// until polls done until it holds, ctx ends or deadline passes.
-func (u *Upstream) until(ctx context.Context, deadline time.Time, done func() (bool, error)) error {
+// until polls done until it holds (true), ctx ends (its error) or
+// deadline passes (false, with a warning the first time in a row).
+func (u *Upstream) until(ctx context.Context, deadline time.Time, done func() (bool, error)) (bool, error) {
 	for {
 		ok, err := done()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
+		if err != nil || ok {
+			return ok, err
 		}
 		if time.Now().After(deadline) {
-			log := u.Logger
-			if log == nil {
-				log = slog.Default()
+			if !u.late.Swap(true) {
+				log := u.Logger
+				if log == nil {
+					log = slog.Default()
+				}
+				log.Warn("retrieve: the corpus is not indexed in time; answering over what is until it catches up", "stage", StageName, "waited", u.MaxWait)
 			}
-			log.Warn("retrieve: the corpus is not indexed in time; answering over what is", "stage", StageName, "waited", u.MaxWait)
-			return nil
+			return false, nil
 		}
 		t := time.NewTimer(poll)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-t.C:
 		}
 	}
