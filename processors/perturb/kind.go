@@ -39,6 +39,12 @@ type Kind struct {
 	// (schemas.Variant.NotMade) for the slot. Perturb declares the slot in
 	// every question's manifest, so pairing waits for it.
 	Producer string
+	// Declare, for a Producer kind, says whether the question gets the
+	// slot: nil declares it in every question's manifest; an error leaves
+	// it out and is counted as the kind's skip reason (ErrNotSampled: a
+	// sampled kind's producer would otherwise make a not-made marker, and
+	// an error row per model, for every unsampled question).
+	Declare func(in *Input) error
 }
 
 // Slot is the manifest slot of k's variants.
@@ -67,7 +73,8 @@ type Input struct {
 	llm *llm
 	// sureLLM: SURE's LLM kinds are registered and can be made (a
 	// generator is there), so their sampled cells need the clean cells.
-	sureLLM bool
+	// selfSource: so is source_self's producer (self.go).
+	sureLLM, selfSource bool
 	// seed keys the kinds' random draws (SeedKey); "" is the question id.
 	seed string
 }
@@ -131,6 +138,8 @@ func checkKinds(kinds []Kind) error {
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d]: needs an axis and a name", i))
 		case (k.Make == nil) == (k.Producer == ""):
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: needs either Make or a Producer stage, not both", i, k.Name))
+		case k.Declare != nil && k.Producer == "":
+			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: Declare is for kinds another stage produces", i, k.Name))
 		case k.Producer == StageName:
 			errs = append(errs, fmt.Errorf("perturb: kinds[%d] %s: Producer names another stage; perturb's own kinds have Make", i, k.Name))
 		case k.Axis == schemas.AxisOriginal:

@@ -155,8 +155,9 @@ func sampledFrom(pool []string, limit int, questionID, cell string) bool {
 // anySampled reports whether any cell on this context type is sampled: the
 // clean cell is only worth a request when some kind is compared with it.
 // The LLM kinds' cells count when they can be made (withLLM: registered,
-// and the stage has a generator).
-func anySampled(questionID string, noise, withLLM bool) bool {
+// and the stage has a generator), and so do source_self's (withSelf: its
+// producer is registered, and the stage has a generator).
+func anySampled(questionID string, noise, withLLM, withSelf bool) bool {
 	for _, k := range SUREKinds {
 		if sampled(questionID, sureCell(k, noise)) {
 			return true
@@ -169,7 +170,7 @@ func anySampled(questionID string, noise, withLLM bool) bool {
 			}
 		}
 	}
-	return false
+	return withSelf && sampledSelf(questionID, sureCell(KindSourceSelf, noise))
 }
 
 func cellHash(questionID, cell string) uint64 {
@@ -184,7 +185,7 @@ func cellHash(questionID, cell string) uint64 {
 func makeSURE(in *Input, kind string, noise bool) (Made, error) {
 	q := in.Question
 	if kind == KindSUREClean {
-		if !anySampled(q.QuestionID, noise, in.sureLLM) {
+		if !anySampled(q.QuestionID, noise, in.sureLLM, in.selfSource) {
 			return Made{}, ErrNotSampled
 		}
 	} else if !sampled(q.QuestionID, sureCell(kind, noise)) {

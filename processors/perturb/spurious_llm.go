@@ -30,7 +30,8 @@ const (
 	// an LLM would author from the same facts.
 	KindSourceLLM = "source_llm"
 	// KindSourceSelf: the passage written anew by the model under test
-	// itself, so the variant is per model. Not built: see ErrSelfSource.
+	// itself, so the variant is per model: made by the producer stage of
+	// self.go (SelfSourceKinds), one variant per model.
 	KindSourceSelf = "source_self"
 	// KindLogicLLMRerank: the passage's sentences, unchanged, in another
 	// order that the generator finds logically coherent.
@@ -55,16 +56,18 @@ var (
 	// have changed what the text says (SURE §3.4 keeps a pair only when
 	// both directions are entailment).
 	ErrNotEntailed = errors.New("not_entailed: the rewrite and its source do not entail each other")
-	// ErrSelfSource is why source_self is never made in this build: its
-	// rewrite must come from each model under test (a variant per model),
-	// which neither perturb nor fan-out can make yet.
-	ErrSelfSource = errors.New("not built: source_self needs each model under test to rewrite the context itself (a per-model variant); see docs/methods.md, SURE's LLM kinds")
+	// ErrNoSelfModel is why source_self is skipped when no model under
+	// test can rewrite a context (built-in readers and RAG services only):
+	// the kinds of SpuriousLLMKinds stand in for SelfSourceKinds then.
+	ErrNoSelfModel = errors.New("no model under test can rewrite its context (source_self needs a remote LLM under test; built-in readers and RAG services cannot)")
 )
 
 // SpuriousLLMKinds returns SURE's LLM kinds to register: each on the golden
-// contexts and on the noise context, then source_self on both. All need the
-// generator (source_self too: its checks would ask the generator), so
-// without one they are skipped and counted as needing it.
+// contexts and on the noise context, then source_self on both, skipped as
+// ErrNoSelfModel: a line-up with a model that rewrites registers
+// SelfSourceKinds in their place (the registry of cmd). All need the
+// generator (source_self too: its checks ask the generator), so without
+// one they are skipped and counted as needing it.
 func SpuriousLLMKinds() []Kind {
 	sure := []string{schemas.FamilySURE}
 	var ks []Kind
@@ -76,7 +79,7 @@ func SpuriousLLMKinds() []Kind {
 	}
 	for _, noise := range []bool{false, true} {
 		ks = append(ks, Kind{Axis: schemas.AxisSpurious, Name: sureCell(KindSourceSelf, noise), Families: sure, NeedsLLM: true,
-			Make: func(*Perturber, *Input) (Made, error) { return Made{}, ErrSelfSource }})
+			Make: func(*Perturber, *Input) (Made, error) { return Made{}, ErrNoSelfModel }})
 	}
 	return ks
 }
@@ -96,6 +99,14 @@ func makeSURELLM(in *Input, kind string, noise bool) (Made, error) {
 	if !sampledLLM(q.QuestionID, sureCell(kind, noise)) {
 		return Made{}, ErrNotSampled
 	}
+	return rewriteCell(in, noise, func(body string) (string, error) { return in.llm.rewriteSURE(in, kind, body) })
+}
+
+// rewriteCell makes a SURE LLM cell with rewrite: every golden context, or
+// the noise context, rewritten body by body, then the string checks, then
+// bidirectional entailment, asked of in's generator.
+func rewriteCell(in *Input, noise bool, rewrite func(body string) (string, error)) (Made, error) {
+	q := in.Question
 	sources := q.GTChunks
 	if noise {
 		var err error
@@ -110,7 +121,7 @@ func makeSURELLM(in *Input, kind string, noise bool) (Made, error) {
 	var pairs [][2]string // (source body, rewritten body) of every changed context
 	for i, c := range sources {
 		d := splitTitle(c)
-		body, err := in.llm.rewriteSURE(in, kind, d.Body)
+		body, err := rewrite(d.Body)
 		if err != nil && len(sources) > 1 && (errors.Is(err, ErrUnchanged) || errors.Is(err, ErrEmptyContext)) {
 			// As for the rule kinds: one short (or title-only) context of
 			// several stays plain, the others carry the feature.

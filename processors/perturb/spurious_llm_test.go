@@ -66,8 +66,9 @@ var (
 // replies; the title line stays as it was, golden variants hold the
 // answer and noise variants none, the reranked variant holds the source's
 // sentences word for word in the generator's order, and each cell cost a
-// rewrite and two entailment checks. source_self is skipped with its own
-// reason, never silently missing.
+// rewrite and two entailment checks. source_self (no model under test
+// that rewrites here) is skipped with its own reason, never silently
+// missing.
 func TestSURELLMKindsMade(t *testing.T) {
 	s, g := sureLLMServer(t)
 	st := sureLLMStage(t)
@@ -115,8 +116,8 @@ func TestSURELLMKindsMade(t *testing.T) {
 		t.Errorf("%d generator requests, want 24 (8 cells × a rewrite and two entailment checks)", n)
 	}
 	for _, cell := range []string{KindSourceSelf, KindSourceSelf + SURENoiseSuffix} {
-		if k[cell] != nil || st.SkipReasons()[cell][ErrSelfSource.Error()] != 1 {
-			t.Errorf("%s: made %v, skips %v; want skipped as not built", cell, k[cell] != nil, st.SkipReasons()[cell])
+		if k[cell] != nil || st.SkipReasons()[cell][ErrNoSelfModel.Error()] != 1 {
+			t.Errorf("%s: made %v, skips %v; want skipped as no model under test can rewrite", cell, k[cell] != nil, st.SkipReasons()[cell])
 		}
 	}
 }
@@ -145,8 +146,8 @@ func TestSURELLMKindsRejected(t *testing.T) {
 		KindStyleComplex + SURENoiseSuffix:   "",
 		KindSourceLLM:                        "",
 		KindSourceLLM + SURENoiseSuffix:      "",
-		KindSourceSelf:                       ErrSelfSource.Error(),
-		KindSourceSelf + SURENoiseSuffix:     ErrSelfSource.Error(),
+		KindSourceSelf:                       ErrNoSelfModel.Error(),
+		KindSourceSelf + SURENoiseSuffix:     ErrNoSelfModel.Error(),
 	}
 	reasons := st.SkipReasons()
 	for cell, reason := range want {
@@ -286,7 +287,7 @@ func TestSURELLMSample(t *testing.T) {
 			t.Fatalf("%s: %d LLM cells sampled, want %d", q.QuestionID, n, DefaultSURELLMCells)
 		}
 		for _, nz := range []bool{false, true} {
-			rule, withLLM := anySampled(q.QuestionID, nz, false), anySampled(q.QuestionID, nz, true)
+			rule, withLLM := anySampled(q.QuestionID, nz, false, false), anySampled(q.QuestionID, nz, true, false)
 			if rule && !withLLM {
 				t.Fatalf("%s: the LLM cells took a rule cell's clean cell away", q.QuestionID)
 			}

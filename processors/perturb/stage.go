@@ -51,14 +51,15 @@ type Config struct {
 // stage produces, carried on every variant, so fan-out and pairing know
 // when the set is complete.
 type Stage struct {
-	perturber Perturber
-	kinds     []Kind
-	maxCross  int
-	log       *slog.Logger
-	pivot     string
-	seed      int64
-	llm       atomic.Pointer[llm] // nil: no generator, the LLM kinds are skipped
-	sureLLM   bool                // SURE's LLM kinds are registered (spurious_llm.go)
+	perturber  Perturber
+	kinds      []Kind
+	maxCross   int
+	log        *slog.Logger
+	pivot      string
+	seed       int64
+	llm        atomic.Pointer[llm] // nil: no generator, the LLM kinds are skipped
+	sureLLM    bool                // SURE's LLM kinds are registered (spurious_llm.go)
+	selfSource bool                // source_self's producer is registered (self.go)
 
 	mu      sync.Mutex
 	skipped map[string]*atomic.Int64
@@ -105,6 +106,9 @@ func NewStage(cfg Config) (*Stage, error) {
 		s.skipped[k.Name] = new(atomic.Int64)
 		if k.Axis == schemas.AxisSpurious && k.NeedsLLM {
 			s.sureLLM = true
+		}
+		if k.Producer == SelfStageName {
+			s.selfSource = true
 		}
 	}
 	go cfg.WordNet.Available() // the error is reported on first use
@@ -176,8 +180,8 @@ func (s *Stage) SkipReasons() map[string]map[string]int64 {
 // skipReason names why a variant could not be made, from a small fixed set
 // (a label, not a message): the errors of the kinds, and "other".
 func skipReason(err error) string {
-	for _, known := range []error{ErrNotSampled, ErrNoNoiseContext, ErrAnswerGained, ErrSentencesChanged, ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind,
-		ErrEntityLost, ErrUnchanged, ErrAnswerLost, ErrNotEntailed, ErrSelfSource, ErrGeneratorOutput, ErrGeneratorRefused, errGeneratorFailed} {
+	for _, known := range []error{ErrNotSampled, ErrCannotRewrite, ErrNoSelfModel, ErrNoNoiseContext, ErrAnswerGained, ErrSentencesChanged, ErrNoCandidate, ErrAnswerLeak, ErrAnswerNotFound, ErrAnswerRemains, ErrEmptyContext, ErrUnknownKind,
+		ErrEntityLost, ErrUnchanged, ErrAnswerLost, ErrNotEntailed, ErrGeneratorOutput, ErrGeneratorRefused, errGeneratorFailed} {
 		if errors.Is(err, known) {
 			return known.Error()
 		}
@@ -261,6 +265,7 @@ func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bo
 	in := &Input{Question: q, Answers: answers, words: newQueryWords(q.Question, answers, accepted), ctx: ctx, llm: s.llm.Load(),
 		seed: SeedKey(q.QuestionID, s.seed)}
 	in.sureLLM = s.sureLLM && in.llm != nil
+	in.selfSource = s.selfSource && in.llm != nil
 	// Skips are counted once the set is made: a question retried after a
 	// generator failure must not count its other kinds' skips twice.
 	type skipped struct {
@@ -273,6 +278,12 @@ func (s *Stage) variantsOf(ctx context.Context, q *schemas.Question, tolerant bo
 	var queries, documents []*schemas.Variant // what the cross cells cross
 	for _, k := range s.kinds {
 		if k.Producer != "" {
+			if k.Declare != nil {
+				if err := k.Declare(in); err != nil {
+					skips = append(skips, skipped{k.Name, err})
+					continue
+				}
+			}
 			elsewhere = append(elsewhere, k.Slot())
 			continue
 		}
