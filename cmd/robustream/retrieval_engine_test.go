@@ -493,7 +493,7 @@ func checkRetrievalPanels(t *testing.T, base string) {
 	if r := table("retrieval"); !strings.Contains(r, "<td>shop-rag</td><td>service</td><td>3</td>") {
 		t.Errorf("the dashboard's retrieval table has no row for shop-rag's service:\n%s", r)
 	}
-	if f := table("freshness"); !strings.Contains(f, "<td>shop-rag</td>") || !strings.Contains(f, "<td>5m</td>") {
+	if f := table("freshness"); !strings.Contains(f, "<td>shop-rag</td>") || !strings.Contains(f, "<td>5m</td>") || !strings.Contains(f, "<td>≤5m: ") {
 		t.Errorf("the dashboard's time-to-knowledge table does not show shop-rag at 5m:\n%s", f)
 	}
 	dir := os.Getenv("ROBUSTREAM_TEST_SCREENSHOT_DIR")

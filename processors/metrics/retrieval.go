@@ -96,6 +96,33 @@ type FreshnessRow struct {
 	P50 Score `json:"p50_seconds"`
 	P90 Score `json:"p90_seconds"`
 	Max Score `json:"max_seconds"`
+	// Histogram counts the indexed questions by time-to-knowledge: at the
+	// first ask, then up to each of TTKBuckets, then longer.
+	Histogram []TTKBucket `json:"histogram"`
+}
+
+// TTKBucket is one bar of a time-to-knowledge histogram: the questions
+// indexed after more than the previous bucket's bound and at most
+// UpToSeconds (0: at the first ask; -1: longer than the last bound).
+type TTKBucket struct {
+	UpToSeconds int64 `json:"up_to_seconds"`
+	Questions   int64 `json:"questions"`
+}
+
+// TTKBuckets are the histogram's bounds in seconds: the default schedule's
+// steps (1m, 5m, 15m, 1h, 6h, 24h).
+var TTKBuckets = []int64{60, 300, 900, 3600, 21600, 86400}
+
+// ttkHistogram is the SQL of the histogram's columns (h0, h1, …).
+func ttkHistogram() string {
+	cols := []string{"countIf(indexed_at > 0 AND ttk <= 0) AS h0"}
+	prev := int64(0)
+	for i, b := range TTKBuckets {
+		cols = append(cols, fmt.Sprintf("countIf(indexed_at > 0 AND ttk > %d AND ttk <= %d) AS h%d", prev, b, i+1))
+		prev = b
+	}
+	cols = append(cols, fmt.Sprintf("countIf(indexed_at > 0 AND ttk > %d) AS h%d", prev, len(TTKBuckets)+1))
+	return strings.Join(cols, ",\n    ")
 }
 
 // FreshnessQuery is the time-to-knowledge per model over the questions
@@ -105,7 +132,8 @@ func FreshnessQuery(w Window) string {
 	return `SELECT model_id, count() AS questions, countIf(indexed_at > 0) AS indexed,
     countIf(indexed_at = 0 AND gave_up = 0) AS waiting, countIf(indexed_at = 0 AND gave_up = 1) AS gave_up_n,
     quantileExactIf(0.5)(ttk, indexed_at > 0) AS p50, quantileExactIf(0.9)(ttk, indexed_at > 0) AS p90,
-    maxIf(ttk, indexed_at > 0) AS max_ttk, countIf(indexed_at > 0) AS n_ttk
+    maxIf(ttk, indexed_at > 0) AS max_ttk, countIf(indexed_at > 0) AS n_ttk,
+    ` + ttkHistogram() + `
 FROM
 (
     SELECT model_id, variant_id, min(evaluated_at) AS asked,
@@ -133,6 +161,11 @@ func Freshness(ctx context.Context, q QueryFunc, w Window) ([]FreshnessRow, erro
 		if r.Count("n_ttk") > 0 {
 			f.P50, f.P90, f.Max = r.Score("p50"), r.Score("p90"), r.Score("max_ttk")
 		}
+		f.Histogram = []TTKBucket{{UpToSeconds: 0, Questions: r.Count("h0")}}
+		for i, b := range TTKBuckets {
+			f.Histogram = append(f.Histogram, TTKBucket{UpToSeconds: b, Questions: r.Count(fmt.Sprintf("h%d", i+1))})
+		}
+		f.Histogram = append(f.Histogram, TTKBucket{UpToSeconds: -1, Questions: r.Count(fmt.Sprintf("h%d", len(TTKBuckets)+1))})
 		out = append(out, f)
 	}
 	return out, nil
@@ -149,6 +182,18 @@ func WriteFreshnessText(w io.Writer, rows []FreshnessRow) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-28s %9d %7d %7d %7d %9s %9s %9s\n", r.Model, r.Questions, r.Indexed, r.Waiting, r.GaveUp,
 			duration(r.P50), duration(r.P90), duration(r.Max))
+		var bars []string
+		for _, b := range r.Histogram {
+			label := "first ask"
+			switch {
+			case b.UpToSeconds < 0:
+				label = "longer"
+			case b.UpToSeconds > 0:
+				label = "≤" + duration(Score(b.UpToSeconds))
+			}
+			bars = append(bars, fmt.Sprintf("%s %d", label, b.Questions))
+		}
+		fmt.Fprintf(w, "  %-28s indexed at: %s\n", "", strings.Join(bars, ", "))
 	}
 }
 

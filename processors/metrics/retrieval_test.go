@@ -3,6 +3,8 @@ package metrics
 import (
 	"context"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +127,16 @@ func TestFreshnessByHand(t *testing.T) {
 		if g.Model != "shop-rag" || g.Questions != 4 || g.Indexed != 2 || g.Waiting != 1 || g.GaveUp != 1 ||
 			!close(g.P50, 300) || !close(g.Max, 300) {
 			t.Errorf("%+v, want 4 questions, 2 indexed, 1 waiting, 1 given up, p50 300 s, max 300 s", g)
+		}
+		// qb at the first ask, qa in (60 s, 300 s].
+		want := []TTKBucket{{0, 1}, {60, 0}, {300, 1}, {900, 0}, {3600, 0}, {21600, 0}, {86400, 0}, {-1, 0}}
+		if !slices.Equal(g.Histogram, want) {
+			t.Errorf("histogram %v, want %v", g.Histogram, want)
+		}
+		var b strings.Builder
+		WriteFreshnessText(&b, got)
+		if !strings.Contains(b.String(), "indexed at: first ask 1, ≤1m 0, ≤5m 1, ≤15m 0, ≤1h 0, ≤6h 0, ≤24h 0, longer 0") {
+			t.Errorf("text report:\n%s", b.String())
 		}
 	})
 }
