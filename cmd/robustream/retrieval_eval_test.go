@@ -185,3 +185,32 @@ func TestEvalRetrievers(t *testing.T) {
 	t.Logf("%d questions, %d chunks embedded in %d requests, %d embedding requests in all (server: %d requests)",
 		questions, len(got), batches, len(rec.reqs), sim.Stats().Requests)
 }
+
+// TestEvalOnceDemoRetrieval: on the demo feed with the built-in readers,
+// every question gets a bm25_top3 variant (or a not-made marker when no
+// chunk matches), GRADE outcomes fill at least two hop rows of
+// grade_matrix, and every model has a RARE retrieval robustness.
+func TestEvalOnceDemoRetrieval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline")
+	}
+	data := t.TempDir()
+	out := robustream(t, "eval", "--once", "--source", "demo", "--data-dir", data, "--log-level", "warn")
+	questions := sqlCount(t, "SELECT uniqExact(question_id) FROM robustream.questions", "--data-dir", data)
+	made := sqlCount(t, "SELECT uniqExact(question_id) FROM robustream.variants WHERE axis = 'retrieval' AND kind = 'bm25_top3'", "--data-dir", data)
+	notMade := sqlCount(t, "SELECT uniqExact(question_id) FROM robustream.eval_results WHERE axis = 'retrieval' AND error != ''", "--data-dir", data)
+	if made == 0 || made+notMade < questions {
+		t.Errorf("%d questions: %d with a bm25_top3 variant, %d not made", questions, made, notMade)
+	}
+	if hops := sqlCount(t, "SELECT uniqExact(hops) FROM robustream.grade_matrix", "--data-dir", data); hops < 2 {
+		t.Errorf("grade_matrix has %d hop rows, want at least 2", hops)
+	}
+	models := sqlCount(t, "SELECT uniqExact(model_id) FROM robustream.outcomes", "--data-dir", data)
+	scored := sqlCount(t, "SELECT count() FROM robustream.rare_scores WHERE NOT isNaN(retrieval_robustness)", "--data-dir", data)
+	if models == 0 || scored != models {
+		t.Errorf("%d of %d models have a RARE retrieval robustness", scored, models)
+	}
+	if !strings.Contains(out, "retrieval") {
+		t.Errorf("the summary has no retrieval column:\n%s", out)
+	}
+}
