@@ -161,6 +161,10 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)
+	// Drill-down (drilldown.go): the questions behind a score, one question.
+	mux.HandleFunc("GET /api/questions", s.questions)
+	mux.HandleFunc("GET /api/questions/{id}", s.question)
+	mux.HandleFunc("GET /drilldown.js", s.drilldownScript)
 	mux.HandleFunc("POST /v1/documents", s.postDocuments)
 	mux.HandleFunc("DELETE /v1/documents/{id}", s.deleteDocument)
 	if s.loopback {
