@@ -29,7 +29,8 @@ import (
 // of the event under the same JSON key (eval results, outcomes, chunks,
 // documents, alerts), DecodeRow reads the columns' values from the message
 // bytes instead, skipping the fields no column stores, and RecordOfRows
-// appends them to the builders.
+// copies them into the record's buffers, each allocated once at its final
+// size since every value's length is known by then.
 //
 // The direct path only ever accepts. Whatever it does not recognise as
 // plainly valid (a null, an escaped key, a key differing only in case, a
