@@ -77,8 +77,11 @@ func TestRegistriesTakeNewKinds(t *testing.T) {
 	if err != nil || kind.name != "empty" {
 		t.Fatalf("--source empty: %v", err)
 	}
-	if _, _, err := parseSourceSpec("goldens:/tmp/g.jsonl"); err == nil || !strings.Contains(err.Error(), "not supported by this build yet") {
-		t.Fatalf("a planned source kind: %v", err)
+	if kind, arg, err := parseSourceSpec("goldens:/tmp/g.jsonl"); err != nil || kind.name != "goldens" || arg != "/tmp/g.jsonl" {
+		t.Fatalf("goldens:PATH: %v", err)
+	}
+	if _, _, err := parseSourceSpec("goldens:"); err == nil || !strings.Contains(err.Error(), "goldens:PATH") {
+		t.Fatalf("goldens without a path: %v", err)
 	}
 	if _, _, err := parseSourceSpec("rss:file:///etc/passwd"); err == nil || !strings.Contains(err.Error(), "http") {
 		t.Fatalf("a feed that is not http(s): %v", err)

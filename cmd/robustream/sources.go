@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/demo"
 	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/sources/feed"
+	"github.com/robustream/robustream/sources/goldens"
 	"github.com/robustream/robustream/sources/jsonl"
 	kafkasrc "github.com/robustream/robustream/sources/kafka"
 	"github.com/robustream/robustream/streams"
@@ -31,11 +33,25 @@ type sourceKind struct {
 
 // sourceKinds is the source registry: adding a kind is a file defining it
 // and one line here.
-var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource, kafkaSource, feedSource("rss"), feedSource("atom")}
+var sourceKinds = []sourceKind{demoSource, dirSource, jsonlSource, goldensSource, kafkaSource, feedSource("rss"), feedSource("atom")}
 
 // plannedSources are kinds the documentation names that this build does not
 // have: asking for one is a clear error, not "unknown".
-var plannedSources = []string{"goldens"}
+var plannedSources = []string{}
+
+var goldensSource = sourceKind{
+	name:  "goldens",
+	usage: "goldens:PATH",
+	check: func(arg string) error {
+		if arg == "" {
+			return fmt.Errorf("goldens: needs a path (goldens:PATH)")
+		}
+		return nil
+	},
+	build: func(e *engine, arg string, _ bool) (streams.Source, error) {
+		return goldens.New(goldens.Config{Path: arg, Score: question.ScoreCurated}, e.log)
+	},
+}
 
 var demoSource = sourceKind{
 	name:  "demo",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/streams"
@@ -200,7 +201,14 @@ func (s *Stage) Process(_ context.Context, m streams.Message) ([]streams.Record,
 	}
 	var out []streams.Record
 	seen := make(map[string]bool)
-	pieces := s.paramsFor(d.Source).split(d.Text)
+	var pieces []Piece
+	if d.Metadata[schemas.MetaChunking] == schemas.ChunkWhole && strings.TrimSpace(d.Text) != "" {
+		// A curated context (sources/goldens): one chunk, its text as
+		// given, so that its id is the one the curated question names.
+		pieces = []Piece{{Text: d.Text, End: len(d.Text), Tokens: CountTokens(d.Text), Kind: "text"}}
+	} else {
+		pieces = s.paramsFor(d.Source).split(d.Text)
+	}
 	if len(pieces) == 0 {
 		// No text: a deleted document (sources.Deletion) or one emptied by
 		// an edit. One empty chunk carries the version on, so that the
