@@ -306,6 +306,16 @@ func TestHTTPAuthAndTimeouts(t *testing.T) {
 			t.Errorf("GET %s with the token: %d %.200s", path, code, body)
 		}
 	}
+	// The drill-down likewise (no wrong credentials: those are limited
+	// per address, and the ones above use up the allowance).
+	for _, path := range []string{"/api/questions", "/api/questions/q1", "/drilldown.js"} {
+		if code, _ := get(t, base+path, nil); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without a token: %d, want 401", path, code)
+		}
+		if code, body := get(t, base+path, map[string]string{"Authorization": "Bearer " + token}); code != http.StatusOK && !(path == "/api/questions/q1" && code == http.StatusNotFound) {
+			t.Errorf("GET %s with the token: %d %.200s", path, code, body)
+		}
+	}
 	req, _ := http.NewRequest(http.MethodGet, base+"/", nil)
 	req.SetBasicAuth("anyone", token)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
