@@ -11,9 +11,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -181,6 +183,56 @@ func TestDeployCompose(t *testing.T) {
 	}
 	checkCoverage(t, "docker-compose.yml", run)
 
+	// Prometheus scrapes /metrics of every robustream process, on the port
+	// the engine listens on, without a token (the config makes /metrics
+	// public).
+	prom, ok := compose.Services["prometheus"]
+	if !ok {
+		t.Error("docker-compose.yml has no prometheus service")
+	} else if !slices.Contains(prom.Volumes, "./prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") {
+		t.Errorf("prometheus does not mount prometheus/prometheus.yml: %v", prom.Volumes)
+	}
+	var scrape struct {
+		ScrapeConfigs []struct {
+			MetricsPath string `yaml:"metrics_path"`
+			DNSSD       []struct {
+				Names []string `yaml:"names"`
+				Type  string   `yaml:"type"`
+				Port  int      `yaml:"port"`
+			} `yaml:"dns_sd_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	readYAML(t, filepath.Join(deployDir, "prometheus", "prometheus.yml"), &scrape)
+	scraped := map[string]bool{}
+	_, httpPort, _ := strings.Cut(cfg.HTTP, ":")
+	for _, sc := range scrape.ScrapeConfigs {
+		for _, d := range sc.DNSSD {
+			if sc.MetricsPath != "/metrics" || d.Type != "A" || fmt.Sprint(d.Port) != httpPort {
+				t.Errorf("scrape config %+v: want /metrics on port %s of each replica (type A)", sc, httpPort)
+			}
+			for _, n := range d.Names {
+				scraped[n] = true
+			}
+		}
+	}
+	for name, s := range compose.Services {
+		if strings.HasPrefix(s.Image, "robustream:") && name != "migrate" && !scraped[name] {
+			t.Errorf("Prometheus does not scrape the robustream service %s", name)
+		}
+	}
+	for name := range scraped {
+		if _, ok := compose.Services[name]; !ok {
+			t.Errorf("Prometheus scrapes %s, which is no compose service", name)
+		}
+	}
+	var public struct {
+		Public bool `yaml:"http_metrics_public"`
+	}
+	readYAML(t, filepath.Join(deployDir, "config", "robustream.yaml"), &public)
+	if !public.Public {
+		t.Error("config/robustream.yaml does not serve /metrics without the token; Prometheus sends none")
+	}
+
 	// Addresses agree: Kafka, ClickHouse (and its credentials), vLLM, HTTP.
 	kafka := compose.Services["kafka"].Environment
 	if !slices.Contains(cfg.Kafka.Brokers, strings.TrimPrefix(kafka["KAFKA_ADVERTISED_LISTENERS"], "PLAINTEXT://")) {
@@ -319,6 +371,84 @@ func helmFuncs(tpl **template.Template) template.FuncMap {
 			return v, nil
 		},
 		"fail": func(msg string) (string, error) { return "", errors.New(msg) },
+		"dict": func(kv ...any) (map[string]any, error) {
+			if len(kv)%2 != 0 {
+				return nil, errors.New("dict: odd number of arguments")
+			}
+			m := map[string]any{}
+			for i := 0; i < len(kv); i += 2 {
+				m[fmt.Sprint(kv[i])] = kv[i+1]
+			}
+			return m, nil
+		},
+		"set": func(m map[string]any, k string, v any) map[string]any {
+			m[k] = v
+			return m
+		},
+		"hasKey":   func(m map[string]any, k string) bool { _, ok := m[k]; return ok },
+		"deepCopy": helmDeepCopy,
+		// sprig's mustMergeOverwrite: src's keys over dst's, maps merged
+		// key by key, anything else replaced.
+		"mustMergeOverwrite": func(dst map[string]any, srcs ...any) (map[string]any, error) {
+			for _, src := range srcs {
+				if src == nil {
+					continue
+				}
+				m, ok := src.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("mustMergeOverwrite: %T is not a map", src)
+				}
+				helmMerge(dst, m)
+			}
+			return dst, nil
+		},
+		"regexFindAll": func(re, s string, n int) ([]string, error) {
+			r, err := regexp.Compile(re)
+			if err != nil {
+				return nil, err
+			}
+			return r.FindAllString(s, n), nil
+		},
+		"regexReplaceAll": func(re, s, repl string) (string, error) {
+			r, err := regexp.Compile(re)
+			if err != nil {
+				return "", err
+			}
+			return r.ReplaceAllString(s, repl), nil
+		},
+		"sha256sum": func(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) },
+	}
+}
+
+// helmDeepCopy copies decoded YAML (maps and lists) so that set on the copy
+// leaves the values alone.
+func helmDeepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = helmDeepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = helmDeepCopy(e)
+		}
+		return l
+	}
+	return v
+}
+
+func helmMerge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				helmMerge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
 	}
 }
 
@@ -640,5 +770,257 @@ func TestDeployHelmRequiresToken(t *testing.T) {
 	}
 	if strings.Contains(string(b), "change-me}") || !strings.Contains(string(b), "${ROBUSTREAM_API_TOKEN:?") {
 		t.Error("docker-compose.yml must require ROBUSTREAM_API_TOKEN (${ROBUSTREAM_API_TOKEN:?…}), not default it")
+	}
+}
+
+// podFS lays out what a pod of the chart would see, under a temporary
+// directory: each volume's files at its mount path (the ConfigMap's data,
+// a Secret's keys), and the pod's environment with every valueFrom and
+// envFrom resolved from secrets (name → key → value), as the kubelet would.
+// Paths of mounts in the configuration and the environment are rewritten to
+// the directory's. It fails on a reference to a missing Secret or key: the
+// pod would not start.
+func podFS(t *testing.T, docs map[string][]map[string]any, container any, podSpec any, secrets map[string]map[string]string) map[string]string {
+	t.Helper()
+	root := t.TempDir()
+	configMaps := map[string]map[string]any{}
+	for _, d := range docs["configmap.yaml"] {
+		configMaps[fmt.Sprint(yget(d, "metadata", "name"))], _ = yget(d, "data").(map[string]any)
+	}
+	volumes := map[string]map[string]string{} // volume name → file → content
+	for _, v := range yget(podSpec, "volumes").([]any) {
+		name := fmt.Sprint(yget(v, "name"))
+		files := map[string]string{}
+		switch {
+		case yget(v, "configMap") != nil:
+			cm, ok := configMaps[fmt.Sprint(yget(v, "configMap", "name"))]
+			if !ok {
+				t.Fatalf("volume %s: no ConfigMap %v", name, yget(v, "configMap", "name"))
+			}
+			for k, c := range cm {
+				files[k] = fmt.Sprint(c)
+			}
+		case yget(v, "secret") != nil:
+			s, ok := secrets[fmt.Sprint(yget(v, "secret", "secretName"))]
+			if !ok {
+				t.Fatalf("volume %s: no Secret %v", name, yget(v, "secret", "secretName"))
+			}
+			maps.Copy(files, s)
+		case yget(v, "emptyDir") != nil:
+		default:
+			t.Fatalf("volume %s: unknown kind %v", name, v)
+		}
+		volumes[name] = files
+	}
+	var mounts [][2]string // mount path → directory
+	for _, m := range yget(container, "volumeMounts").([]any) {
+		dir := filepath.Join(root, fmt.Sprint(yget(m, "name")))
+		mounts = append(mounts, [2]string{fmt.Sprint(yget(m, "mountPath")), dir})
+	}
+	// Longest mount path first, so /etc/robustream-kafka-ca is not taken
+	// for /etc/robustream.
+	slices.SortFunc(mounts, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	rewrite := func(s string) string {
+		for _, m := range mounts {
+			s = strings.ReplaceAll(s, m[0], m[1])
+		}
+		return s
+	}
+	for _, m := range yget(container, "volumeMounts").([]any) {
+		name := fmt.Sprint(yget(m, "name"))
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for f, c := range volumes[name] {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(rewrite(c)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	secretKey := func(ref any) string {
+		name, key := fmt.Sprint(yget(ref, "name")), fmt.Sprint(yget(ref, "key"))
+		v, ok := secrets[name][key]
+		if !ok {
+			t.Fatalf("the pod reads key %s of Secret %s, which does not exist", key, name)
+		}
+		return v
+	}
+	env := map[string]string{}
+	if from, ok := yget(container, "envFrom").([]any); ok {
+		for _, f := range from {
+			s, ok := secrets[fmt.Sprint(yget(f, "secretRef", "name"))]
+			if !ok {
+				t.Fatalf("envFrom %v: no such Secret", f)
+			}
+			maps.Copy(env, s)
+		}
+	}
+	for _, e := range yget(container, "env").([]any) {
+		name := fmt.Sprint(yget(e, "name"))
+		switch {
+		case yget(e, "valueFrom", "secretKeyRef") != nil:
+			env[name] = secretKey(yget(e, "valueFrom", "secretKeyRef"))
+		default:
+			env[name] = rewrite(fmt.Sprint(yget(e, "value")))
+		}
+	}
+	return env
+}
+
+// podOf returns the container and pod spec of the Deployment named name.
+func podOf(t *testing.T, docs map[string][]map[string]any, name string) (container, spec any) {
+	t.Helper()
+	for _, d := range docs["deployments.yaml"] {
+		if yget(d, "metadata", "name") == name {
+			return yget(d, "spec", "template", "spec", "containers", 0), yget(d, "spec", "template", "spec")
+		}
+	}
+	t.Fatalf("no Deployment %s", name)
+	return nil, nil
+}
+
+// chartSecrets are the Secrets of the test's cluster, with the chart's own
+// Secret as rendered.
+func chartSecrets(docs map[string][]map[string]any, extra map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, d := range docs["secret.yaml"] {
+		m := map[string]string{}
+		for k, v := range yget(d, "stringData").(map[string]any) {
+			m[k] = fmt.Sprint(v)
+		}
+		out[fmt.Sprint(yget(d, "metadata", "name"))] = m
+	}
+	maps.Copy(out, extra)
+	return out
+}
+
+// TestDeployHelmSecrets: a model's API key, a RAG endpoint's header token,
+// the generator's key, an alert receiver's URL and the Kafka SASL password
+// all come from Secrets; Kafka TLS trusts a CA from a Secret; extraConfig
+// reaches the configuration. Each pod, given the environment and files the
+// chart gives it (Secrets resolved), passes `robustream run --dry-run`.
+// Without the Secret reference for a key the chart refuses to render,
+// naming the variable, and the engine refuses the pod's configuration.
+func TestDeployHelmSecrets(t *testing.T) {
+	set := func(v map[string]any) {
+		v["models"] = []any{
+			map[string]any{"id": "builtin:lexical", "kind": "builtin"},
+			map[string]any{"id": "gpt", "kind": "openai", "base_url": "https://api.example.com/v1", "model": "gpt-x", "api_key_env": "OPENAI_API_KEY"},
+			map[string]any{"id": "shop-rag", "kind": "rag-endpoint", "url": "http://rag.shop:8000/ask",
+				"headers": map[string]any{"Authorization": "Bearer ${RAG_TOKEN}"}, "answer_field": "answer"},
+		}
+		v["generator"] = map[string]any{"id": "gen", "kind": "openai", "base_url": "https://api.example.com/v1", "model": "gen-x", "api_key_env": "GEN_KEY"}
+		v["embedder"] = map[string]any{"id": "emb", "kind": "openai", "base_url": "http://emb:8000/v1", "model": "e5"}
+		v["secretEnv"] = []any{
+			map[string]any{"name": "OPENAI_API_KEY", "secretName": "llm-keys", "key": "openai"},
+			map[string]any{"name": "RAG_TOKEN", "secretName": "rag", "key": "token"},
+			map[string]any{"name": "SLACK_URL", "secretName": "alerting", "key": "slack"},
+		}
+		v["env"] = []any{map[string]any{"name": "GEN_KEY", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "llm-keys", "key": "gen"}}}}
+		kafka := v["kafka"].(map[string]any)
+		kafka["sasl"] = map[string]any{"mechanism": "scram-sha-512", "user": "robustream", "passwordSecret": map[string]any{"name": "kafka-user", "key": "password"}}
+		kafka["tls"] = map[string]any{"enabled": true, "caSecret": "kafka-ca", "caKey": "ca.crt"}
+		v["alerts"].(map[string]any)["receivers"] = []any{map[string]any{"name": "chat", "kind": "slack", "url": "${SLACK_URL}"}}
+		v["stages"] = map[string]any{"infer": map[string]any{"timeout": "90s"}}
+		v["extraConfig"] = map[string]any{"http_read_timeout": "45s", "kafka": map[string]any{"partitions": 6}}
+	}
+	docs := renderChart(t, withToken(set))
+	secrets := chartSecrets(docs, map[string]map[string]string{
+		"llm-keys":   {"openai": "sk-test-openai", "gen": "sk-test-gen"},
+		"rag":        {"token": "rag-token"},
+		"alerting":   {"slack": "https://hooks.slack.example/T0/B0/x"},
+		"kafka-user": {"password": "kafka-pass"},
+		"kafka-ca":   {"ca.crt": "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"},
+	})
+	var cfg struct {
+		HTTPReadTimeout string         `yaml:"http_read_timeout"`
+		Kafka           map[string]any `yaml:"kafka"`
+		Stages          map[string]any `yaml:"stages"`
+		Source          string         `yaml:"source"`
+	}
+	conf := fmt.Sprint(yget(docs["configmap.yaml"][0], "data", "robustream.yaml"))
+	if err := yaml.Unmarshal([]byte(conf), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTPReadTimeout != "45s" || cfg.Kafka["partitions"] != 6 || cfg.Kafka["brokers"] == nil || cfg.Kafka["sasl_password_env"] != "KAFKA_SASL_PASSWORD" ||
+		cfg.Kafka["tls_ca_file"] != "/etc/robustream-kafka-ca/ca.crt" || yget(cfg.Stages, "infer", "timeout") != "90s" || cfg.Source != "none" {
+		t.Errorf("rendered robustream.yaml misses a value or extraConfig:\n%s", conf)
+	}
+	for _, name := range []string{"rs-robustream-infer", "rs-robustream-sinks", "rs-robustream-alerts"} {
+		c, spec := podOf(t, docs, name)
+		env := podFS(t, docs, c, spec, secrets)
+		if env["OPENAI_API_KEY"] != "sk-test-openai" || env["KAFKA_SASL_PASSWORD"] != "kafka-pass" {
+			t.Errorf("%s: the pod's env does not carry the secrets: %v", name, env)
+		}
+		env["ROBUSTREAM_DATA_DIR"] = t.TempDir() // /data, an emptyDir
+		deployDryRun(t, name+" with secrets", env)
+	}
+
+	// Without the reference for GEN_KEY: the chart names it and refuses.
+	_, err := renderChartErr(t, withToken(func(v map[string]any) { set(v); v["env"] = []any{} }))
+	if err == nil || !strings.Contains(err.Error(), "GEN_KEY is set by none of env, secretEnv or envFrom") {
+		t.Errorf("a key without a Secret reference rendered: %v", err)
+	}
+	// With envFrom the chart cannot know the names: it renders, and the
+	// engine's verdict on a pod whose envFrom lacks the key names it.
+	docs = renderChart(t, withToken(func(v map[string]any) {
+		set(v)
+		v["env"] = []any{}
+		v["envFrom"] = []any{map[string]any{"secretRef": map[string]any{"name": "more"}}}
+	}))
+	c, spec := podOf(t, docs, "rs-robustream-infer")
+	env := podFS(t, docs, c, spec, chartSecrets(docs, map[string]map[string]string{
+		"llm-keys": {"openai": "k"}, "rag": {"token": "t"}, "alerting": {"slack": "https://x.example/"},
+		"kafka-user": {"password": "p"}, "kafka-ca": {"ca.crt": "x"}, "more": {"OTHER": "1"}}))
+	env["ROBUSTREAM_DATA_DIR"] = t.TempDir()
+	var list []string
+	for k, v := range env {
+		list = append(list, k+"="+v)
+	}
+	list = append(list, "GEN_KEY=") // the test's own environment must not supply it
+	out, err := runBinary(list, "run", "--dry-run")
+	if err == nil || !strings.Contains(out, "GEN_KEY is not set") {
+		t.Errorf("a pod without GEN_KEY passed --dry-run (%v):\n%s", err, out)
+	}
+}
+
+// TestDeployHelmChecksum: the pods' checksum/config annotation is a hash
+// of the rendered configuration and models: the same values give the same
+// checksum, a changed model or configuration key another.
+func TestDeployHelmChecksum(t *testing.T) {
+	sum := func(set func(map[string]any)) string {
+		docs := renderChart(t, withToken(set))
+		var sums []string
+		for _, d := range docs["deployments.yaml"] {
+			sums = append(sums, fmt.Sprint(yget(d, "spec", "template", "metadata", "annotations", "checksum/config")))
+		}
+		slices.Sort(sums)
+		sums = slices.Compact(sums)
+		if len(sums) != 1 || len(sums[0]) != 64 {
+			t.Fatalf("checksum/config differs between Deployments or is not a sha256: %v", sums)
+		}
+		return sums[0]
+	}
+	base := sum(nil)
+	if again := sum(nil); again != base {
+		t.Errorf("same values, checksums %s and %s", base, again)
+	}
+	for name, set := range map[string]func(map[string]any){
+		"a model":     func(v map[string]any) { v["models"] = v["models"].([]any)[:1] },
+		"log level":   func(v map[string]any) { v["log"] = map[string]any{"level": "debug"} },
+		"extraConfig": func(v map[string]any) { v["extraConfig"] = map[string]any{"http_read_timeout": "45s"} },
+	} {
+		if s := sum(set); s == base {
+			t.Errorf("%s changed: checksum/config did not (%s)", name, s)
+		}
+	}
+	// No demo feed by default: no process of the chart runs the source stage.
+	for _, d := range renderChart(t, withToken(nil))["deployments.yaml"] {
+		for _, e := range yget(d, "spec", "template", "spec", "containers", 0, "env").([]any) {
+			if yget(e, "name") == "ROBUSTREAM_SOURCE" || (yget(e, "name") == "ROBUSTREAM_STAGES" && slices.Contains(strings.Split(fmt.Sprint(yget(e, "value")), ","), "source")) {
+				t.Errorf("%v runs a source by default: %v", yget(d, "metadata", "name"), e)
+			}
+		}
 	}
 }

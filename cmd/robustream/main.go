@@ -38,6 +38,7 @@ func commands() []command {
 		{"sql", "run a query against the configured ClickHouse", cmdSQL},
 		{"report", "print the robustness metrics (RARE, SURE, GRADE, PRGB) per model", cmdReportMetrics},
 		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},
+		{"topics", "print the Kafka topics a cluster needs (partitions, cleanup policy), for creating them by hand", cmdTopics},
 		{"bench", "measure stage and sink throughput against raw baselines", cmdBench},
 		{"version", "print the version", cmdVersion},
 	}
@@ -99,16 +100,21 @@ type configHooks struct {
 
 // parseConfigWith is parseConfig with the command's hooks.
 func parseConfigWith(fs *flag.FlagSet, args []string, stdout io.Writer, hooks configHooks, keys ...string) (*Config, error) {
+	own := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { own[f.Name] = true })
 	l := newLoaderWith(fs, hooks.defaults, keys...)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout, own); err != nil {
 		return nil, err
 	}
 	cfg, errs := l.load()
 	if hooks.validate != nil && cfg != nil {
 		errs = append(errs, hooks.validate(cfg)...)
 	}
-	if l.dryRun && cfg != nil && slices.Contains(keys, "stages.*") {
-		errs = append(errs, dryBuild(cfg)...)
+	if l.dryRun && cfg != nil {
+		errs = append(errs, dryRunChecks(cfg)...)
+		if slices.Contains(keys, "stages.*") {
+			errs = append(errs, dryBuild(cfg)...)
+		}
 	}
 	if cfg != nil && fs.Name() == "run" {
 		// The one command that serves HTTP: its access rule is checked

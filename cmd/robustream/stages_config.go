@@ -15,6 +15,7 @@ import (
 	"github.com/robustream/robustream/processors/chunk"
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/perturb"
+	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/processors/triplet"
@@ -196,9 +197,12 @@ func isInline(f reflect.StructField) bool {
 // stage, so that --dry-run reports what their constructors refuse, each
 // error with its stage's path. Sinks need a ClickHouse and are left out.
 func dryBuild(cfg *Config) []error {
-	models, merrs := readModels(cfg.Models)
-	if len(merrs) > 0 {
-		return nil // Validate reported them
+	// Validate reported the models' errors; the stages are built with the
+	// models that are valid (the built-in readers when none is), so that
+	// one pass lists the stages' errors too.
+	models, _ := readModels(cfg.Models)
+	if models.byID == nil {
+		models = modelSet{byID: provider.Builtins()}
 	}
 	e := &engine{cfg: cfg, log: slog.New(slog.DiscardHandler), reg: prometheus.NewRegistry(), models: models}
 	var errs []error
