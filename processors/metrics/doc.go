@@ -11,7 +11,9 @@
 //   - the dashboard's windowed panels (PanelQuery, SeriesQuery, KindsQuery),
 //   - the report (BuildReport),
 //
-// and a figure cannot differ between them. Tests fail when the checked-in
+// and a figure cannot differ between them. The drill-down (ListQuestions,
+// LoadQuestion) reads the rows behind a score: a family's score rows per
+// question, and one question's variants, answers, verdicts and outcomes. Tests fail when the checked-in
 // SQL files differ from the generated text (go generate ./processors/metrics
 // rewrites them).
 //
