@@ -38,6 +38,7 @@ func commands() []command {
 		{"sql", "run a query against the configured ClickHouse", cmdSQL},
 		{"report", "print the robustness metrics (RARE, SURE, GRADE, PRGB) per model", cmdReportMetrics},
 		{"migrate", "apply the ClickHouse DDL (idempotent)", cmdMigrate},
+		{"export", "write the active test set (questions, answers, contexts) as jsonl, ragas or deepeval", cmdExport},
 		{"topics", "print the Kafka topics a cluster needs (partitions, cleanup policy), for creating them by hand", cmdTopics},
 		{"bench", "measure stage and sink throughput against raw baselines", cmdBench},
 		{"version", "print the version", cmdVersion},
