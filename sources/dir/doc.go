@@ -5,9 +5,11 @@
 // rs.documents. With Watch it polls the folder and emits files whose content
 // changed.
 //
-// HTML is reduced to its visible text (scripts, styles and hidden elements
-// dropped, block elements become paragraphs, headings, lists and tables
-// become their Markdown forms) so that chunking treats every format alike.
+// HTML is reduced to its main content (sources/htmltext: navigation,
+// headers, footers, sidebars and link tables left out, scripts, styles and
+// hidden elements dropped, block elements become paragraphs, headings,
+// lists and tables become their Markdown forms) so that chunking treats
+// every format alike; a page that is all navigation is skipped as empty.
 //
 // Malformed input is never fatal (docs/architecture.md, Stages): binary (a
 // NUL byte, or more than 10% control characters), invalid UTF-8, empty and

@@ -398,7 +398,9 @@ func extract(mime string, raw []byte) (title, text string, err error) {
 	}
 	switch mime {
 	case "text/html":
-		if title, text, err = htmlText(raw); err != nil {
+		if title, text, err = htmlText(raw); errors.Is(err, ErrEmpty) {
+			return "", "", err
+		} else if err != nil {
 			return "", "", fmt.Errorf("cannot parse HTML: %w", err)
 		}
 	case "text/markdown":
