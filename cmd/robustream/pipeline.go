@@ -138,8 +138,9 @@ var externalOutputs = []string{streams.TopicDocuments, streams.TopicAlerts}
 // reads the original variants from rs.variants and writes the slot's
 // variant, or a not-made marker, back to it. Perturb declares their slots
 // in every question's manifest, so pairing waits for them: the retrieve
-// stage makes the retrieval axis (retrieve.go).
-var variantProducers = []stageSpec{retrieveStage()}
+// stage makes the retrieval axis (retrieve.go), source_self's producer
+// each model's own rewrite (selfsource.go).
+var variantProducers = []stageSpec{retrieveStage(), selfSourceStage()}
 
 // checkTopology verifies that every input of every stage has a producer: a
 // stage of the registry or a source, and that every perturbation kind made
@@ -228,9 +229,10 @@ func registry() []stageSpec {
 			}
 			if e.models.embedder != nil {
 				// wordnet variants must stay within the similarity
-				// floor of their question (docs/methods.md, Query
+				// floor of their question (stages.perturb.
+				// wordnet_similarity_floor; docs/methods.md, Query
 				// perturbations); without an embedder the rules alone.
-				st.SetEmbedder(e.models.embedder, perturb.DefaultSynonymFloor)
+				st.SetEmbedder(e.models.embedder, pc.SynonymFloor())
 			}
 			e.exposeSkipped(st)
 			return st, nil

@@ -48,6 +48,7 @@ func (e *engine) kinds() []perturb.Kind {
 	if e == nil || e.cfg == nil {
 		return out
 	}
+	out = withSelfSource(out, e.models)
 	return append(out, retrievalKinds(e.cfg, e.models)...)
 }
 

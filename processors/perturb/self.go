@@ -151,7 +151,9 @@ func (s *SelfStage) skip(kind string, err error) {
 
 // Process implements streams.Processor: an original variant whose manifest
 // declares a source_self slot yields its per-model variants; any other
-// record on rs.variants (this stage's own output included) yields nothing.
+// variant on rs.variants (this stage's own output included) yields
+// nothing. A payload that is not a variant (no ids or set size) is a
+// permanent error, as at fan-out.
 // A transient failure of a model or of the judge is returned for the
 // runner to retry; the replies already received are cached, so the retry
 // pays only for what failed.
@@ -159,6 +161,9 @@ func (s *SelfStage) Process(ctx context.Context, m streams.Message) ([]streams.R
 	var v schemas.Variant
 	if err := schemas.Decode(m.Value, &v); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode variant: %w", err))
+	}
+	if v.QuestionID == "" || v.VariantID == "" || v.SetSize < 1 {
+		return nil, streams.Permanent(fmt.Errorf("variant %q of question %q: missing ids or set size %d", v.VariantID, v.QuestionID, v.SetSize))
 	}
 	vs, err := s.Variants(ctx, &v)
 	if err != nil {

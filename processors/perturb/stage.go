@@ -42,6 +42,20 @@ type Config struct {
 	// default, keys them to the question id alone; another seed draws
 	// other edits from the same questions.
 	Seed int64 `yaml:"seed" flag:"seed" help:"seed of the perturbations' random draws (char, qwerty and wordnet edits, cross-cell samples, placeholder values and noise); 0 keys them to the question id alone"`
+	// WordNetSimilarityFloor is the cosine between the embeddings of a
+	// question and its wordnet variant below which the variant is dropped,
+	// with an embedder (SetEmbedder; docs/methods.md, Query
+	// perturbations). 0: DefaultSynonymFloor.
+	WordNetSimilarityFloor float64 `yaml:"wordnet_similarity_floor" help:"with an embedder, the cosine between a question and its wordnet variant below which the variant is dropped (default 0.9)"`
+}
+
+// SynonymFloor is the similarity floor cfg asks for: DefaultSynonymFloor
+// when it sets none.
+func (cfg Config) SynonymFloor() float64 {
+	if cfg.WordNetSimilarityFloor == 0 {
+		return DefaultSynonymFloor
+	}
+	return cfg.WordNetSimilarityFloor
 }
 
 // Stage is the "perturb" stage: rs.questions → rs.variants, keyed by
@@ -75,6 +89,9 @@ type Stage struct {
 func NewStage(cfg Config) (*Stage, error) {
 	if cfg.MaxCrossCells < 0 {
 		return nil, fmt.Errorf("perturb: max_cross_cells must be >= 0, got %d", cfg.MaxCrossCells)
+	}
+	if f := cfg.WordNetSimilarityFloor; f < 0 || f > 1 || f != f {
+		return nil, fmt.Errorf("perturb: wordnet_similarity_floor must be a cosine between 0 and 1, got %v", f)
 	}
 	if cfg.Kinds == nil {
 		cfg.Kinds = DefaultKinds()

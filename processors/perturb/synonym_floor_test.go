@@ -150,3 +150,36 @@ func TestCosine(t *testing.T) {
 		t.Errorf("zero vector: %v, want NaN (rejected by the floor)", got)
 	}
 }
+
+// TestSynonymFloorConfig: stages.perturb.wordnet_similarity_floor is the
+// floor SetEmbedder gets (0, unset, is the default 0.9); a value that is
+// no cosine in [0, 1] is refused when the stage is built; the same
+// question's wordnet variant is dropped under a floor of 0.99 and kept
+// under 0.5 (the configured value, not the constant, decides).
+func TestSynonymFloorConfig(t *testing.T) {
+	if f := (Config{}).SynonymFloor(); f != 0.9 {
+		t.Errorf("default floor %v, want 0.9", f)
+	}
+	if f := (Config{WordNetSimilarityFloor: 0.75}).SynonymFloor(); f != 0.75 {
+		t.Errorf("floor %v, want 0.75", f)
+	}
+	for _, bad := range []float64{-0.1, 1.5, math.NaN()} {
+		if _, err := NewStage(Config{WordNetDir: t.TempDir(), WordNetSimilarityFloor: bad}); err == nil || !strings.Contains(err.Error(), "wordnet_similarity_floor") {
+			t.Errorf("floor %v: err = %v, want a clear error", bad, err)
+		}
+	}
+	wn := wordNetOrSkip(t)
+	for _, c := range []struct {
+		floor float64
+		made  bool
+	}{{0.5, true}, {0.99, false}} {
+		cfg := Config{WordNet: wn, Kinds: []Kind{Synonym}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), WordNetSimilarityFloor: c.floor}
+		st := mustStage(t, cfg)
+		var calls atomic.Int64
+		st.SetEmbedder(embeddingServer(t, http.StatusOK, &calls), cfg.SynonymFloor())
+		vs := st.Variants(floorQuestion())
+		if made := len(vs) > 1 && vs[1].Kind == KindWordNet; made != c.made {
+			t.Errorf("floor %v: wordnet variant made = %v, want %v", c.floor, made, c.made)
+		}
+	}
+}
