@@ -74,3 +74,19 @@ func mOut(m *Metrics) *prometheus.CounterVec     { return m.Out }
 func mErrs(m *Metrics) *prometheus.CounterVec    { return m.Errors }
 func mRetries(m *Metrics) *prometheus.CounterVec { return m.Retries }
 func mDLQ(m *Metrics) *prometheus.CounterVec     { return m.DLQ }
+
+// Init creates every series of stages at zero: an alert on the rate of
+// errors, retries or dead letters has a series to read before the first
+// one happens.
+func (m *Metrics) Init(stages ...string) {
+	if m == nil {
+		return
+	}
+	for _, s := range stages {
+		for _, v := range []*prometheus.CounterVec{m.In, m.Out, m.Errors, m.Retries, m.DLQ} {
+			v.WithLabelValues(s)
+		}
+		m.Lag.WithLabelValues(s)
+		m.Batch.WithLabelValues(s)
+	}
+}

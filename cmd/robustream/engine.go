@@ -59,6 +59,8 @@ type engine struct {
 	skippedExposed bool
 	// callsExposed guards fan-out's calls collector (cost.go).
 	callsExposed bool
+	// modelMetrics are the per-model call series (metrics.go).
+	modelMetrics *modelMetrics
 	// rejectedExposed guards the question stage's rejection counters.
 	rejectedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.
@@ -173,6 +175,7 @@ func startEngine(ctx context.Context, cfg *Config, log *slog.Logger, withClickHo
 	if e.models, err = loadModels(cfg.Models); err != nil {
 		return nil, err
 	}
+	e.exposeMetrics()
 	kcfg := cfg.Kafka
 	if len(kcfg.Brokers) == 0 {
 		if e.broker, err = streams.StartBroker(filepath.Join(cfg.DataDir, "kafka"), "", kcfg.Partitions, streams.BrokerLogger(log)); err != nil {

@@ -261,6 +261,7 @@ func (c *OpenAI) Answer(ctx context.Context, q Query) (Answer, error) {
 	if res.err != nil {
 		return Answer{}, res.err
 	}
+	observeTokens(c.id, res.in, res.out)
 	return Answer{Text: res.text, TokensIn: res.in, TokensOut: res.out}, nil
 }
 

@@ -176,15 +176,21 @@ func (r *remote) call(ctx context.Context, method string, u *url.URL, body any) 
 		}
 		return r.fail(endpoint, 0, ErrUnavailable, err.Error(), err)
 	}
+	start := time.Now()
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return nil, transport(err)
+		err = transport(err)
+		observeCall(r.model, 0, err, time.Since(start))
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, transport(err)
+		err = transport(err)
+		observeCall(r.model, 0, err, time.Since(start))
+		return nil, err
 	}
+	observeCall(r.model, resp.StatusCode, nil, time.Since(start))
 	class := classify(resp.StatusCode)
 	if class == nil {
 		if len(b) > maxResponseBytes {
