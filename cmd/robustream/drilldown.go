@@ -24,7 +24,7 @@ func (s *server) drilldownScript(w http.ResponseWriter, _ *http.Request) {
 	w.Write(drilldownJS)
 }
 
-// questions: GET /api/questions?model=&family=&axis=&kind=&verdict=&document=&pattern=&hops=&window=&limit=&offset=
+// questions: GET /api/questions?model=&family=&axis=&kind=&verdict=&document=&pattern=&hops=&quartile=&dr_min=&dr_max=&window=&limit=&offset=
 func (s *server) questions(w http.ResponseWriter, r *http.Request) {
 	if s.noClickHouse(w) {
 		return
@@ -32,7 +32,7 @@ func (s *server) questions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := metrics.QuestionFilter{Model: q.Get("model"), Family: q.Get("family"), Axis: q.Get("axis"), Kind: q.Get("kind"),
 		Verdict: q.Get("verdict"), Document: q.Get("document"), Pattern: q.Get("pattern")}
-	for name, dst := range map[string]*int{"hops": &f.Hops, "limit": &f.Limit, "offset": &f.Offset} {
+	for name, dst := range map[string]*int{"hops": &f.Hops, "quartile": &f.Quartile, "limit": &f.Limit, "offset": &f.Offset} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -40,6 +40,16 @@ func (s *server) questions(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			*dst = n
+		}
+	}
+	for name, dst := range map[string]**float64{"dr_min": &f.DRMin, "dr_max": &f.DRMax} {
+		if v := q.Get(name); v != "" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				http.Error(w, fmt.Sprintf("%s must be a number", name), http.StatusBadRequest)
+				return
+			}
+			*dst = &x
 		}
 	}
 	// No window means every outcome: a link from an all-time score.

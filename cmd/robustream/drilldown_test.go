@@ -70,6 +70,26 @@ func TestDrillDown(t *testing.T) {
 			t.Errorf("items not worst first: %v after %v", page.Items[i].Scores[0].Score, page.Items[i-1].Scores[0].Score)
 		}
 	}
+	// A GRADE cell (hops × D_r quartile) leads to as many questions as it
+	// counts.
+	var grade struct {
+		Rows []struct {
+			Model     string
+			Hops      int
+			Quartile  int
+			Questions int64
+		}
+	}
+	if s := get("/api/grade?window=all", &grade); s != http.StatusOK || len(grade.Rows) == 0 {
+		t.Fatalf("GET /api/grade: status %d, %d rows", s, len(grade.Rows))
+	}
+	for _, r := range grade.Rows {
+		var p metrics.QuestionPage
+		path := fmt.Sprintf("/api/questions?family=grade&model=%s&hops=%d&quartile=%d", url.QueryEscape(r.Model), r.Hops, r.Quartile)
+		if get(path, &p); p.Total != r.Questions {
+			t.Errorf("GRADE cell %s hops %d Q%d: %d questions, the cell counts %d", r.Model, r.Hops, r.Quartile, p.Total, r.Questions)
+		}
+	}
 	// Hostile values are values: nothing matches, nothing breaks.
 	for _, bad := range []string{`builtin:lexical' OR '1'='1`, `x\' OR 1=1 --`, `'); DROP DATABASE robustream; --`, `\`, "' UNION ALL SELECT 1 --"} {
 		var p metrics.QuestionPage

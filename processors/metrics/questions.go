@@ -50,6 +50,13 @@ type QuestionFilter struct {
 	Model, Family, Axis, Kind, Verdict, Document, Pattern string
 	// Hops is the question's hop count; 0 is any.
 	Hops int
+	// DRMin and DRMax bound the question's D_r (inclusive) when set.
+	DRMin, DRMax *float64
+	// Quartile (1 to 4; 0 is any) keeps the questions of that D_r
+	// quartile of GRADE's matrix over the window (its own ranking, so
+	// that a cell's questions are exactly those it counts: ties in D_r
+	// can straddle two quartiles).
+	Quartile int
 	// Window bounds evaluated_at (AllTime: every outcome).
 	Window Window
 	// Limit and Offset page the list, ordered by score (worst first),
@@ -71,6 +78,14 @@ func (f *QuestionFilter) check() (Family, error) {
 	}
 	if f.Hops < 0 || f.Hops > 255 {
 		return Family{}, fmt.Errorf("%w: hops must be 1 to 255", ErrBadFilter)
+	}
+	for _, b := range []*float64{f.DRMin, f.DRMax} {
+		if b != nil && !(*b >= 0 && *b <= 1) {
+			return Family{}, fmt.Errorf("%w: dr_min and dr_max must be numbers from 0 to 1", ErrBadFilter)
+		}
+	}
+	if f.Quartile < 0 || f.Quartile > 4 {
+		return Family{}, fmt.Errorf("%w: quartile must be 1 to 4", ErrBadFilter)
 	}
 	if f.Limit == 0 {
 		f.Limit = DefaultQuestionLimit
@@ -181,6 +196,16 @@ func (f QuestionFilter) outcomeConds(fam Family) []string {
 	}
 	if f.Hops > 0 {
 		c = append(c, "hops = "+strconv.Itoa(f.Hops))
+	}
+	if f.DRMin != nil {
+		c = append(c, "d_r >= "+strconv.FormatFloat(*f.DRMin, 'g', -1, 64))
+	}
+	if f.DRMax != nil {
+		c = append(c, "d_r <= "+strconv.FormatFloat(*f.DRMax, 'g', -1, 64))
+	}
+	if f.Quartile > 0 {
+		c = append(c, "question_id IN (SELECT row_question FROM\n(\n"+gradeRanked(f.Window, "dr_agg = 'min'")+
+			"\n) WHERE dr_quartile = "+strconv.Itoa(f.Quartile)+")")
 	}
 	c = append(c, f.Window.conds()...)
 	if f.Verdict != "" {

@@ -86,10 +86,11 @@ UNION ALL SELECT 'q3', 'Which is larger?', 'Helios', emptyArrayString(), 'compar
 	}
 	sel = nil
 	for i, x := range os {
-		sel = append(sel, fmt.Sprintf("SELECT 'o%02d', '%s', '%s', '%s', '%s', '%s', '%s', '%s', '%s', toUInt8(%d), toFloat64(%g), now(), now()",
-			i, x.family, x.metric, x.model, x.q, x.variant, x.axis, x.kind, x.pattern, x.hops, x.value))
+		dr := map[string]float64{"q1": 0.25, "q2": 0.5, "q3": 0.75}[x.q]
+		sel = append(sel, fmt.Sprintf("SELECT 'o%02d', '%s', '%s', '%s', '%s', '%s', '%s', '%s', '%s', toUInt8(%d), toFloat64(%g), toFloat64(%g), now(), now()",
+			i, x.family, x.metric, x.model, x.q, x.variant, x.axis, x.kind, x.pattern, x.hops, dr, x.value))
 	}
-	exec(`INSERT INTO robustream.outcomes (outcome_id, family, metric, model_id, question_id, variant_id, axis, kind, pattern, hops, value, evaluated_at, produced_at) ` +
+	exec(`INSERT INTO robustream.outcomes (outcome_id, family, metric, model_id, question_id, variant_id, axis, kind, pattern, hops, d_r, value, evaluated_at, produced_at) ` +
 		strings.Join(sel, " UNION ALL "))
 }
 
@@ -151,6 +152,10 @@ func TestQuestionsDrillDown(t *testing.T) {
 		f(QuestionFilter{Document: "d2"}, "q3,q2", 2)
 		f(QuestionFilter{Pattern: "multi"}, "q2", 1)
 		f(QuestionFilter{Hops: 2}, "q3,q2", 2)
+		lo, hi, top, bad := 0.3, 0.6, 0.75, 1.5
+		f(QuestionFilter{DRMin: &lo, DRMax: &hi}, "q2", 1)
+		f(QuestionFilter{DRMin: &lo, DRMax: &top}, "q3,q2", 2) // inclusive
+		f(QuestionFilter{Family: "grade", Quartile: 1}, "", 0) // no GRADE rows
 		f(QuestionFilter{Family: "sure"}, "q1", 1)
 		f(QuestionFilter{Axis: "spurious"}, "q1", 1) // the axis implies SURE
 		f(QuestionFilter{Window: Since("now() - INTERVAL 1 HOUR")}, "q3,q1,q2", 3)
@@ -173,7 +178,7 @@ func TestQuestionsDrillDown(t *testing.T) {
 		}
 		f(QuestionFilter{}, "q3,q1,q2", 3) // all still there
 		for _, bad := range []QuestionFilter{{Verdict: "maybe"}, {Family: "nope"}, {Limit: MaxQuestionLimit + 1}, {Offset: -1},
-			{Model: "A\xff"}, {Kind: "a\x00b"}, {Hops: 300}, {Document: strings.Repeat("x", 600)}} {
+			{Model: "A\xff"}, {Kind: "a\x00b"}, {Hops: 300}, {DRMax: &bad}, {Quartile: 5}, {Document: strings.Repeat("x", 600)}} {
 			if _, err := ListQuestions(ctx, e.Query, bad); !errors.Is(err, ErrBadFilter) {
 				t.Errorf("%+v: %v, want ErrBadFilter", bad, err)
 			}

@@ -12,7 +12,7 @@
 // outside world.
 "use strict";
 
-const DRILL_FILTERS = ["model", "family", "axis", "kind", "verdict", "document", "pattern", "hops", "window"];
+const DRILL_FILTERS = ["model", "family", "axis", "kind", "verdict", "document", "pattern", "hops", "quartile", "dr_min", "dr_max", "window"];
 
 // drillHref is the fragment of a view with the given parameters (empty
 // ones left out).
@@ -116,8 +116,8 @@ function drillHref(view, params) {
   // each row leading to the questions behind it.
   async function modelView(p) {
     const model = p.get("model"), w = p.get("window") || "all";
-    const [kinds, sure, prgb, scores] = await Promise.all([get("/api/kinds?window=" + esc(w)), get("/api/sure?window=" + esc(w)),
-      get("/api/prgb?window=" + esc(w)), get("/api/scores")]);
+    const [kinds, sure, prgb, grade, scores] = await Promise.all([get("/api/kinds?window=" + esc(w)), get("/api/sure?window=" + esc(w)),
+      get("/api/prgb?window=" + esc(w)), get("/api/grade?window=" + esc(w)), get("/api/scores")]);
     const out = [crumbs([[model, null]])];
     const m = scores.models.find(x => x.model === model);
     const head = card(model + (m && m.baseline ? " (baseline)" : ""), "Window: " + (w === "all" ? "all time" : "last " + w) +
@@ -161,6 +161,17 @@ function drillHref(view, params) {
         row(st, [td(r.axis, "l"), td(link(r.kind, href), "l"), r.cnt, num(r.rr), num(r.wr), num(r.lr), td(link("questions →", href))]);
       }
       s.append(st);
+      out.push(s);
+    }
+    const grows = grade.rows.filter(r => r.model === model);
+    if (grows.length) {
+      const s = card("GRADE per hops and D_r quartile", "Error rate of the answers over retrieved contexts; Q1 = the closest retrieval distance.");
+      const gt = table(["·similarity", "hops", "D_r quartile", "D_r range", "answers", "error rate", ""]);
+      for (const r of grows) {
+        const href = drillHref("questions", { model, family: "grade", hops: r.hops, quartile: r.quartile, window: w === "all" ? "" : w });
+        row(gt, [td(r.sim_func || "—", "l"), r.hops, "Q" + r.quartile, num(r.dr_min, 2) + "–" + num(r.dr_max, 2), r.cnt, num(r.error_rate), td(link("questions →", href))]);
+      }
+      s.append(gt);
       out.push(s);
     }
     const prow = prgb.rows.find(r => r.model === model);
@@ -212,6 +223,8 @@ function drillHref(view, params) {
     input("document", "doc id");
     input("pattern", "e.g. single");
     select("window", ["1h", "24h", "7d"]).options[0].textContent = "all time";
+    // A GRADE cell's hops and D_r quartile, when the link came from one.
+    for (const k of ["hops", "quartile", "dr_min", "dr_max"]) if (filt[k]) input(k);
     const go = node("button", "apply"); go.type = "submit";
     form.append(go);
     form.addEventListener("submit", e => {
@@ -224,7 +237,8 @@ function drillHref(view, params) {
     const t = table(["·question", "·answer", "·pattern", "hops", "D_r", "·documents", "·score per model", "·verdicts"]);
     t.id = "questions";
     for (const it of page.items) {
-      const href = drillHref("question", { id: it.question_id, model: filt.model });
+      // The question's page links back to this list, filters and all.
+      const href = drillHref("question", { id: it.question_id, model: filt.model, back: new URLSearchParams(Object.assign({}, filt, offset ? { offset } : {})).toString() });
       const qcell = td(link(it.question || it.question_id, href), "txt");
       if (it.retired) qcell.append(node("span", "retired", "tag"));
       const docs = node("div");
@@ -269,7 +283,10 @@ function drillHref(view, params) {
     const q = d.question;
     const trail = [];
     if (model) trail.push([model, drillHref("model", { model, window: "all" })]);
-    trail.push(["questions", drillHref("questions", { model })]);
+    const back = p.get("back");
+    const list = back !== null ? "#/questions" + (back ? "?" + back : "") : drillHref("questions", { model });
+    const bp = new URLSearchParams(back || "");
+    trail.push([[bp.get("axis"), bp.get("kind")].filter(Boolean).join(" / ") || "questions", list]);
     trail.push([q.question.length > 60 ? q.question.slice(0, 57) + "…" : q.question, null]);
     const out = [crumbs(trail)];
     const head = card();
