@@ -3,6 +3,7 @@ package perturb
 import (
 	"bytes"
 	"context"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"regexp"
@@ -20,10 +21,19 @@ import (
 	"github.com/robustream/robustream/streams"
 )
 
+// demoPartitions is how many partitions manyDemoQuestions spreads the
+// documents over, keyed by doc_id as the stages key them.
+const demoPartitions = 4
+
 // manyDemoQuestions runs several seeds of the demo feed, eight periods
 // each, through the chunk, triplet and question stages: the questions,
-// with their graph facts, that perturb really gets, a few thousand.
-func manyDemoQuestions(t *testing.T, seeds int) []*schemas.Question {
+// with their graph facts, that perturb really gets, a few thousand. The
+// triplets reach the question stage as from demoPartitions partitions of
+// rs.triplets (by doc_id), each in the source's order with its offsets,
+// the partitions interleaved round-robin; reverse interleaves them the
+// other way round (the last partition's next record first), as another
+// run might.
+func manyDemoQuestions(t *testing.T, seeds int, reverse ...bool) []*schemas.Question {
 	t.Helper()
 	var out []*schemas.Question
 	for seed := range seeds {
@@ -44,7 +54,7 @@ func manyDemoQuestions(t *testing.T, seeds int) []*schemas.Question {
 				msgs = append(msgs, streams.Message{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b})
 			}
 		}
-		for _, proc := range []streams.Processor{ch, tr, qs} {
+		for _, proc := range []streams.Processor{ch, tr} {
 			var next []streams.Message
 			for _, m := range msgs {
 				recs, err := proc.Process(context.Background(), m)
@@ -57,7 +67,40 @@ func manyDemoQuestions(t *testing.T, seeds int) []*schemas.Question {
 			}
 			msgs = next
 		}
+		// rs.triplets: partition by key, offsets per partition, then one
+		// interleaving of the partitions.
+		parts := make([][]streams.Message, demoPartitions)
 		for _, m := range msgs {
+			h := fnv.New32a()
+			h.Write(m.Key)
+			p := int(h.Sum32() % demoPartitions)
+			m.Partition, m.Offset = p, int64(len(parts[p]))
+			parts[p] = append(parts[p], m)
+		}
+		var questions []streams.Message
+		for i := 0; ; i++ {
+			left := false
+			for j := range parts {
+				p := j
+				if len(reverse) > 0 && reverse[0] {
+					p = len(parts) - 1 - j
+				}
+				if i < len(parts[p]) {
+					left = true
+					recs, err := qs.Process(context.Background(), parts[p][i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range recs {
+						questions = append(questions, streams.Message{Topic: r.Topic, Key: r.Key, Value: r.Value})
+					}
+				}
+			}
+			if !left {
+				break
+			}
+		}
+		for _, m := range questions {
 			q := new(schemas.Question)
 			if err := schemas.Decode(m.Value, q); err != nil {
 				t.Fatal(err)
@@ -88,7 +131,7 @@ func TestPlaceholderProperties(t *testing.T) {
 	}
 	qs := manyDemoQuestions(t, 4)
 	a, b := prgbStage(t), prgbStage(t)
-	var questions, made, noise, hard, withVariant int
+	var questions, made, noise, weak, moderate, hard, withVariant int
 	for _, q := range qs {
 		questions++
 		va, vb := a.Variants(q), b.Variants(q)
@@ -131,8 +174,13 @@ func TestPlaceholderProperties(t *testing.T) {
 				if substituted.TokenSeq(c) {
 					t.Errorf("%s %s: noise document holds the substituted answer %q: %s", q.QuestionID, v.Kind, value, c)
 				}
-				if slices.Contains(q.PRGB.Hard, c) {
+				switch {
+				case slices.Contains(q.PRGB.Hard, c):
 					hard++
+				case slices.Contains(q.PRGB.Moderate, c):
+					moderate++
+				case slices.Contains(q.PRGB.Weak, c):
+					weak++
 				}
 			}
 			if !holds {
@@ -143,8 +191,8 @@ func TestPlaceholderProperties(t *testing.T) {
 			withVariant++
 		}
 	}
-	t.Logf("%d questions, %d with placeholder variants, %d variants, %d noise documents (%.1f per variant, %d hard)",
-		questions, withVariant, made, noise, float64(noise)/float64(max(made, 1)), hard)
+	t.Logf("%d questions, %d with placeholder variants, %d variants, %d noise documents (%.1f per variant: %d weak, %d moderate, %d hard)",
+		questions, withVariant, made, noise, float64(noise)/float64(max(made, 1)), weak, moderate, hard)
 	t.Logf("skips: %v", a.SkipReasons())
 	if questions < 1000 {
 		t.Errorf("only %d questions: the property needs thousands of documents' questions", questions)
@@ -152,10 +200,54 @@ func TestPlaceholderProperties(t *testing.T) {
 	if withVariant*10 < questions*8 {
 		t.Errorf("%d of %d questions have a placeholder variant, want at least 80%%", withVariant, questions)
 	}
-	// No floor on the noise documents: they come from the question's own
-	// documents (question.prgbFacts, so that they do not depend on which
-	// other documents arrived first), and a demo report is a single chunk,
-	// whose facts are all golden. Shortfalls are counted (Shortfalls).
+	// The noise comes from the documents read before the question's on
+	// its partition (question.prgbFacts): every level is drawn, and most
+	// variants get several documents (the first documents of a partition
+	// have no neighbours; shortfalls are counted, Shortfalls).
+	if made == 0 || noise < 3*made || weak == 0 || moderate == 0 || hard == 0 {
+		t.Errorf("%d noise documents over %d variants (weak %d, moderate %d, hard %d): want about 4/4/1 per variant", noise, made, weak, moderate, hard)
+	}
+}
+
+// TestPlaceholderNoiseSameAcrossInterleavings: two runs whose partitions
+// interleave differently (round-robin one way, then the other) ask the
+// same questions with the same graph facts, so perturb makes byte-identical
+// placeholder variants, noise included.
+func TestPlaceholderNoiseSameAcrossInterleavings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo feed through four stages")
+	}
+	a, b := manyDemoQuestions(t, 1), manyDemoQuestions(t, 1, true)
+	byID := func(qs []*schemas.Question) map[string]*schemas.Question {
+		m := map[string]*schemas.Question{}
+		for _, q := range qs {
+			m[q.QuestionID] = q
+		}
+		return m
+	}
+	ma, mb := byID(a), byID(b)
+	if len(ma) != len(mb) || len(ma) == 0 {
+		t.Fatalf("%d and %d questions", len(ma), len(mb))
+	}
+	st := prgbStage(t)
+	withNoise := 0
+	for id, qa := range ma {
+		qb := mb[id]
+		if qb == nil {
+			t.Fatalf("question %s asked in one interleaving only", id)
+		}
+		ea, _ := encodeAll(st.Variants(qa))
+		eb, _ := encodeAll(st.Variants(qb))
+		if !bytes.Equal(ea, eb) {
+			t.Fatalf("%s: placeholder variants differ between the interleavings", id)
+		}
+		if qa.PRGB != nil && len(qa.PRGB.Weak)+len(qa.PRGB.Moderate)+len(qa.PRGB.Hard) > 0 {
+			withNoise++
+		}
+	}
+	if withNoise*2 < len(ma) {
+		t.Errorf("%d of %d questions carry noise facts", withNoise, len(ma))
+	}
 }
 
 func encodeAll(vs []*schemas.Variant) ([]byte, error) {

@@ -39,7 +39,11 @@ type Knowledge struct {
 	sig      map[string]string            // entity → how it is described (Graph.signature)
 	byEntity map[string]map[string]string // entity → instance id → cap group
 	docs     map[string]*DocVersions
-	held     map[string]map[string]*schemas.Triplet // document → triplet id → triplet of a version arriving
+	// order lists, per rs.triplets partition, the document versions
+	// completed there by position (prgb.go: a version's neighbours).
+	order       map[int][]docAt
+	orderSorted bool
+	held        map[string]map[string]*schemas.Triplet // document → triplet id → triplet of a version arriving
 	// Rejected counts, by reason, the instances turned down.
 	Rejected map[string]int64
 	now      func() time.Time
@@ -62,6 +66,15 @@ type DocVersions struct {
 	Pending uint32          `json:"pending"`
 	Want    uint32          `json:"want"`
 	Seen    map[string]bool `json:"seen"`
+	// Partition and Position are where the complete version's last End
+	// record was read (rs.triplets partition and offset; Position -1:
+	// unknown, ChunkDone without one). Neighbours are the facts of the
+	// documents read before it on that partition, as they stood then
+	// (prgb.go): PRGB's noise facts from beyond the question's own
+	// documents, the same on every run.
+	Partition  int         `json:"partition,omitempty"`
+	Position   int64       `json:"position,omitempty"`
+	Neighbours []NoiseFact `json:"neighbours,omitempty"`
 }
 
 // Change is what one update did to the question set.
@@ -169,7 +182,13 @@ func (k *Knowledge) Active() []*schemas.Question {
 func (k *Knowledge) Doc(id string) *DocVersions { return k.docs[id] }
 
 // SetDoc restores a document's version record (Rebuild).
-func (k *Knowledge) SetDoc(id string, d *DocVersions) { k.docs[id] = d }
+func (k *Knowledge) SetDoc(id string, d *DocVersions) {
+	k.docs[id] = d
+	if d != nil && d.Chunks != nil && d.Position >= 0 {
+		k.placed(id, d)
+		k.orderSorted = false
+	}
+}
 
 // AddTriplet takes a triplet of a document version. A version's triplets
 // are held until the version is complete (ChunkDone), then applied at once,
@@ -224,6 +243,14 @@ func (k *Knowledge) doc(id string) *DocVersions {
 // edges it no longer states leave the graph, its new facts enter, and the
 // questions change by the difference.
 func (k *Knowledge) ChunkDone(doc, chunk string, version, chunks uint32) Change {
+	return k.ChunkDoneAt(doc, chunk, version, chunks, 0, -1)
+}
+
+// ChunkDoneAt is ChunkDone for the End record read at offset position of
+// partition of rs.triplets: a version it completes takes, as its
+// neighbours, the facts of the documents completed before it on that
+// partition (prgb.go). A position of -1 gives it none.
+func (k *Knowledge) ChunkDoneAt(doc, chunk string, version, chunks uint32, partition int, position int64) Change {
 	d := k.doc(doc)
 	if version < d.Version || (version == d.Version && d.Chunks != nil) {
 		return Change{}
@@ -239,6 +266,11 @@ func (k *Knowledge) ChunkDone(doc, chunk string, version, chunks uint32) Change 
 		return Change{}
 	}
 	d.Version, d.Chunks, d.Pending, d.Want, d.Seen = d.Pending, d.Seen, 0, 0, nil
+	d.Partition, d.Position, d.Neighbours = partition, position, nil
+	if position >= 0 {
+		d.Neighbours = k.neighbours(partition, position, doc)
+		k.placed(doc, d)
+	}
 	var c Change
 	var touched []string
 	var added []*Edge
@@ -541,7 +573,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 		}
 		q.ProducedAt = time.Time{}
 		q.Meta = schemas.Meta{}
-		q.PRGB = k.g.prgbFacts(in)
+		q.PRGB = k.g.prgbFacts(in, k.neighboursOf(in))
 		k.difficulty(q)
 		q.QuestionID = schemas.ID(in.ID(), q.Question, q.Answer)
 		schemas.Stamp(q, q.QuestionID, e.TripletID)
@@ -618,7 +650,7 @@ func (k *Knowledge) build(in *Instance) (*schemas.Question, string) {
 	if q.Question == "" {
 		return nil, RejectNoTemplate // the writer gave nothing usable either
 	}
-	q.PRGB = k.g.prgbFacts(in)
+	q.PRGB = k.g.prgbFacts(in, k.neighboursOf(in))
 	k.difficulty(q)
 	q.QuestionID = schemas.ID(in.ID(), q.Question, answer)
 	schemas.Stamp(q, q.QuestionID, triplets...)

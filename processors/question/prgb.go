@@ -20,7 +20,112 @@ const (
 	prgbCandidatePool  = 16
 	prgbNearHops       = 2  // entities within this many hops are not "far" (weak noise)
 	prgbExpandMaxEdges = 64 // an entity with more edges is not expanded (a hub like "2024")
+	// prgbNeighbourFacts bounds the facts a document version keeps of the
+	// documents read before it (its neighbours), the most recent first.
+	prgbNeighbourFacts = 96
 )
+
+// NoiseFact is a fact of another document as a document version keeps it
+// for PRGB's noise (DocVersions.Neighbours): what prgbFacts needs of an
+// edge, copied, so that a later version of that document changes nothing.
+type NoiseFact struct {
+	ID       string `json:"id"`
+	Sentence string `json:"sentence"`
+	ChunkID  string `json:"chunk_id"`
+	DocID    string `json:"doc_id"`
+	Rel      string `json:"rel"`
+	H        string `json:"h"`
+	T        string `json:"t"`
+	Period   string `json:"period"`
+	// Head and Tail are the fact's entities as written (a candidate value
+	// of the answer's class, when the relation is the answer's).
+	Head string `json:"head"`
+	Tail string `json:"tail"`
+}
+
+// docAt is a document version completed at a position of a partition.
+type docAt struct {
+	pos int64
+	doc string
+}
+
+// placed records that d's version of doc was completed at its position.
+func (k *Knowledge) placed(doc string, d *DocVersions) {
+	if k.order == nil {
+		k.order = map[int][]docAt{}
+	}
+	list := k.order[d.Partition]
+	if n := len(list); n > 0 && list[n-1].pos > d.Position {
+		k.orderSorted = false
+	}
+	k.order[d.Partition] = append(list, docAt{d.Position, doc})
+}
+
+// neighbours are the facts of the documents completed before position on
+// partition, in their versions current now, the most recent documents
+// first, up to prgbNeighbourFacts. Within a partition of rs.triplets the
+// documents arrive in the order the source wrote them (each stage keys
+// its output by doc_id), whatever the other partitions do: this set is the
+// same on every run over one corpus, where the whole graph at this moment
+// is not (docs/methods.md, Placeholders and noise (PRGB)).
+func (k *Knowledge) neighbours(partition int, position int64, self string) []NoiseFact {
+	if !k.orderSorted {
+		for p, list := range k.order {
+			slices.SortStableFunc(list, func(a, b docAt) int {
+				switch {
+				case a.pos < b.pos:
+					return -1
+				case a.pos > b.pos:
+					return 1
+				}
+				return strings.Compare(a.doc, b.doc)
+			})
+			k.order[p] = list
+		}
+		k.orderSorted = true
+	}
+	list := k.order[partition]
+	var out []NoiseFact
+	seen := map[string]bool{self: true}
+	for i := len(list) - 1; i >= 0 && len(out) < prgbNeighbourFacts; i-- {
+		at := list[i]
+		d := k.docs[at.doc]
+		if at.pos >= position || seen[at.doc] || d == nil || d.Position != at.pos || d.Partition != partition {
+			continue // later, this document, or a version since replaced
+		}
+		seen[at.doc] = true
+		for _, id := range k.g.DocEdges(at.doc) {
+			e := k.g.edges[id]
+			if e == nil || strings.TrimSpace(e.Sentence) == "" || len(out) == prgbNeighbourFacts {
+				continue
+			}
+			out = append(out, NoiseFact{ID: e.ID, Sentence: e.Sentence, ChunkID: e.ChunkID, DocID: e.DocID, Rel: e.rel, H: e.h, T: e.t, Period: e.period, Head: e.Head, Tail: e.Tail})
+		}
+	}
+	return out
+}
+
+// neighboursOf are the neighbour facts of the documents of in's edges, as
+// edges (prgbFacts reads nothing else of them).
+func (k *Knowledge) neighboursOf(in *Instance) []*Edge {
+	var out []*Edge
+	seen := map[string]bool{}
+	for _, e := range in.Edges {
+		if seen[e.DocID] {
+			continue
+		}
+		seen[e.DocID] = true
+		d := k.docs[e.DocID]
+		if d == nil {
+			continue
+		}
+		for _, f := range d.Neighbours {
+			out = append(out, &Edge{ID: f.ID, Sentence: f.Sentence, ChunkID: f.ChunkID, DocID: f.DocID, Head: f.Head, Tail: f.Tail,
+				rel: f.Rel, h: f.H, t: f.T, period: f.Period})
+		}
+	}
+	return out
+}
 
 // prgbFacts gathers the noise facts and the answer's class of an
 // instance from the graph (schemas.PRGBFacts). PRGB builds its noise from
@@ -41,20 +146,23 @@ const (
 //
 // The facts are drawn from the documents the question's own facts come
 // from, whole versions of which the graph holds when the question is built
-// (ChunkDone applies a version at once). Drawn from the whole graph, they
-// would depend on which other documents had arrived first, and two runs
-// over one corpus, whose partitions interleave differently, would ask
-// different PRGB variants (issue 14: one corpus, one test set). For the
-// same reason entities are compared by their keys within the documents,
-// not by the graph's alias resolution, which later documents can change.
-// A document too small to supply a level leaves it short, and perturb
-// counts the shortfall.
+// (ChunkDone applies a version at once), and from their neighbours: the
+// documents read before each of them on its partition of rs.triplets, as
+// they stood when it was completed (Knowledge.neighbours). Drawn from the
+// whole graph as it stands, they would depend on which documents of other
+// partitions had arrived first, and two runs over one corpus, whose
+// partitions interleave differently, would ask different PRGB variants
+// (one corpus, one test set); within one partition the order is the
+// source's. For the same reason entities are compared by their keys within
+// the documents, not by the graph's alias resolution, which later
+// documents can change. A level the facts cannot supply is left short, and
+// perturb counts the shortfall.
 //
 // Edges citing a ground-truth chunk of the question are never noise. The
 // lists are ordered by a hash of the instance and the edge, so the choice is
 // deterministic and differs between questions. It scans the documents'
 // edges once.
-func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
+func (g *Graph) prgbFacts(in *Instance, neighbours []*Edge) *schemas.PRGBFacts {
 	ae, tail := in.Answer()
 	subject, value := ae.h, ae.t
 	if !tail {
@@ -76,6 +184,18 @@ func (g *Graph) prgbFacts(in *Instance) *schemas.PRGBFacts {
 			if e := g.edges[id]; e != nil {
 				local = append(local, e)
 			}
+		}
+	}
+	// The neighbours: facts of the documents read before the question's
+	// on their partitions (Knowledge.neighbours), each once.
+	have := map[string]bool{}
+	for _, e := range local {
+		have[e.ID] = true
+	}
+	for _, e := range neighbours {
+		if !have[e.ID] && !docs[e.DocID] {
+			have[e.ID] = true
+			local = append(local, e)
 		}
 	}
 	near := localWithin(local, starts, prgbNearHops)

@@ -260,7 +260,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	}
 	var c Change
 	if t.End {
-		c = s.k.ChunkDone(t.DocID, t.ChunkID, t.DocVersion, t.Chunks)
+		c = s.k.ChunkDoneAt(t.DocID, t.ChunkID, t.DocVersion, t.Chunks, m.Partition, m.Offset)
 		if s.state != nil {
 			b, _ := json.Marshal(s.k.Doc(t.DocID))
 			if err := s.state.Put(ctx, keyDoc+t.DocID, b); err != nil {
