@@ -40,6 +40,9 @@ func cmdBench(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) > 0 && args[0] == "retrieval" {
 		return cmdBenchRetrieval(ctx, args[1:], stdout)
 	}
+	if len(args) > 0 && args[0] == "sources" {
+		return cmdBenchSources(ctx, args[1:], stdout)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	periods := fs.Int("periods", 8, "demo periods to generate as input")
 	minEvents := fs.Int("min-events", 10000, "repeat each stage's input up to this many events, so fixed start-up costs do not dominate")
@@ -149,7 +152,13 @@ func benchInputs(ctx context.Context, e *engine, periods int) (map[string][]stre
 		// its variants join perturb's rather than replace them.
 		producer := slices.Contains(spec.inputs, streams.TopicVariants) && slices.Contains(spec.outputs, streams.TopicVariants)
 		if producer {
-			in = slices.Concat(out[streams.TopicDocuments], out[streams.TopicChunks], cur)
+			in = nil
+			for _, t := range spec.inputs {
+				if t != streams.TopicVariants {
+					in = append(in, out[t]...)
+				}
+			}
+			in = append(in, cur...)
 		}
 		var next []streams.Message
 		for i, m := range in {

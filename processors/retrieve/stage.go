@@ -366,7 +366,9 @@ func (s *Stage) variant(ctx context.Context, m streams.Message) ([]streams.Recor
 	if v.QuestionID == "" || v.Query == "" {
 		return nil, streams.Permanent(fmt.Errorf("original variant %q lacks question id or query", v.VariantID))
 	}
-	if s.up != nil {
+	// The wait follows this stage's progress on rs.chunks: a copy of the
+	// inputs read from elsewhere (a benchmark) has none to follow.
+	if s.up != nil && m.Topic == streams.TopicVariants {
 		if err := s.up.Wait(ctx, s); err != nil {
 			return nil, err
 		}
