@@ -78,6 +78,17 @@ func TestMainContentRules(t *testing.T) {
 	}
 }
 
+// A list item's marker goes to its first paragraph with text, however
+// deep: generators put list items' text in <p> elements.
+func TestListItemParagraphs(t *testing.T) {
+	_, text, err := Extract([]byte(`<ul><li><p>Fix the planner (Tom Lane)</p><p>Plans could be wrong.</p></li>` +
+		`<li><div><p>Fix the hash join</p></div></li><li></li></ul><p>After the list.</p>`))
+	want := "- Fix the planner (Tom Lane)\n\nPlans could be wrong.\n\n- Fix the hash join\n\nAfter the list."
+	if err != nil || text != want {
+		t.Errorf("got %q %v\nwant %q", text, err, want)
+	}
+}
+
 // A page that is all navigation has no main content: an error, not an
 // empty document or a document of menu items.
 func TestOnlyNavigation(t *testing.T) {

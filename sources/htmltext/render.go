@@ -144,6 +144,7 @@ func (w *textWriter) walk(n *html.Node) {
 			if t := tableText(n, w.drop); t != "" {
 				w.paras = append(w.paras, t)
 				w.levels = append(w.levels, 0)
+				w.prefix = ""
 			}
 			return
 		case headings[n.DataAtom] != "":
@@ -151,12 +152,14 @@ func (w *textWriter) walk(n *html.Node) {
 			w.prefix = headings[n.DataAtom]
 			w.children(n)
 			w.flush()
+			w.prefix = ""
 			return
 		case n.DataAtom == atom.Li:
 			w.flush()
 			w.prefix = "- "
 			w.children(n)
 			w.flush()
+			w.prefix = ""
 			return
 		case blocks[n.DataAtom]:
 			w.flush()
@@ -175,7 +178,9 @@ func (w *textWriter) children(n *html.Node) {
 }
 
 // flush closes the paragraph being built, collapsing whitespace the way a
-// browser renders it; <br> survives as a line break.
+// browser renders it; <br> survives as a line break. The marker waits for
+// the first paragraph with text, so a list item whose text is in a <p>
+// (DocBook, Sphinx) keeps its "- ".
 func (w *textWriter) flush() {
 	var lines []string
 	for _, l := range strings.Split(w.inline.String(), lineBreak) {
@@ -187,8 +192,8 @@ func (w *textWriter) flush() {
 	if len(lines) > 0 {
 		w.paras = append(w.paras, w.prefix+strings.Join(lines, "\n"))
 		w.levels = append(w.levels, strings.Count(w.prefix, "#"))
+		w.prefix = ""
 	}
-	w.prefix = ""
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
