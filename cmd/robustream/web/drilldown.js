@@ -279,13 +279,13 @@ function drillHref(view, params) {
   // model's answer and verdict.
   async function questionView(p) {
     const id = p.get("id"), model = p.get("model") || "";
+    const back = p.get("back");
+    const list = back !== null ? "#/questions" + (back ? "?" + back : "") : drillHref("questions", { model });
+    const bp = new URLSearchParams(back || "");
     const d = await get("/api/questions/" + esc(id) + (model ? "?model=" + esc(model) : ""));
     const q = d.question;
     const trail = [];
     if (model) trail.push([model, drillHref("model", { model, window: "all" })]);
-    const back = p.get("back");
-    const list = back !== null ? "#/questions" + (back ? "?" + back : "") : drillHref("questions", { model });
-    const bp = new URLSearchParams(back || "");
     trail.push([[bp.get("axis"), bp.get("kind")].filter(Boolean).join(" / ") || "questions", list]);
     trail.push([q.question.length > 60 ? q.question.slice(0, 57) + "…" : q.question, null]);
     const out = [crumbs(trail)];
@@ -346,7 +346,9 @@ function drillHref(view, params) {
         } else c.append(node("span", "—"));
         cells.push(c);
       }
-      row(ot, cells);
+      const tr = row(ot, cells);
+      // The kind the user came from stands out.
+      if (back !== null && bp.get("kind") && (v.kind === bp.get("kind") || v.kind === bp.get("kind") + "_noise")) tr.className = "on";
     }
     ov.append(ot);
     out.push(ov);
