@@ -89,6 +89,22 @@ func TestListItemParagraphs(t *testing.T) {
 	}
 }
 
+// A table's first row names its columns only when it is a header row (in
+// <thead>, or all <th>); a table without one gets a header of empty cells,
+// so that no data row passes for column names.
+func TestTableHeaders(t *testing.T) {
+	for page, want := range map[string]string{
+		`<table><tr><td>ctxt:</td><td>a transformation context</td></tr><tr><td>node:</td><td>the current node</td></tr></table>`: "|  |  |\n|---|---|\n| ctxt: | a transformation context |\n| node: | the current node |",
+		`<table><thead><tr><td>Port</td><td>Containers</td></tr></thead><tr><td>Bergen</td><td>3,100</td></tr></table>`:           "| Port | Containers |\n|---|---|\n| Bergen | 3,100 |",
+		`<table><tr><th>Port</th><th>Containers</th></tr><tr><td>Bergen</td><td>3,100</td></tr></table>`:                          "| Port | Containers |\n|---|---|\n| Bergen | 3,100 |",
+		`<table><tr><th>Released</th><td>2023-08-10</td></tr><tr><th>Branch</th><td>15</td></tr></table>`:                         "|  |  |\n|---|---|\n| Released | 2023-08-10 |\n| Branch | 15 |",
+	} {
+		if _, text, err := Extract([]byte(page)); err != nil || text != want {
+			t.Errorf("%s:\ngot  %q %v\nwant %q", page, text, err, want)
+		}
+	}
+}
+
 // A page that is all navigation has no main content: an error, not an
 // empty document or a document of menu items.
 func TestOnlyNavigation(t *testing.T) {

@@ -223,11 +223,13 @@ func inlineText(n *html.Node, drop map[*html.Node]bool) string {
 }
 
 // tableText renders a table as a Markdown table, so that the chunker keeps it
-// whole with its caption (RARE §4.1). Nested tables are flattened into their
-// cell.
+// whole with its caption (RARE §4.1). Its header row is the first row when
+// that row is in <thead> or all <th>; a table without one gets a header
+// row of empty cells. Nested tables are flattened into their cell.
 func tableText(t *html.Node, drop map[*html.Node]bool) string {
 	var rows [][]string
 	var caption string
+	header := false // the first row names the columns
 	var rec func(*html.Node)
 	rec = func(n *html.Node) {
 		if n.Type != html.ElementNode {
@@ -245,12 +247,17 @@ func tableText(t *html.Node, drop map[*html.Node]bool) string {
 			return
 		case atom.Tr:
 			var cells []string
+			allTh := true
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && !hidden(c) && !drop[c] {
 					cells = append(cells, strings.ReplaceAll(collapse(inlineText(c, drop)), "|", "/"))
+					allTh = allTh && c.DataAtom == atom.Th
 				}
 			}
 			if len(cells) > 0 {
+				if len(rows) == 0 {
+					header = allTh || n.Parent != nil && n.Parent.DataAtom == atom.Thead
+				}
 				rows = append(rows, cells)
 			}
 			return
@@ -262,6 +269,15 @@ func tableText(t *html.Node, drop map[*html.Node]bool) string {
 	rec(t)
 	if len(rows) == 0 {
 		return caption
+	}
+	if !header {
+		// Markdown needs a header row; one of empty cells says the table
+		// names no columns, rather than passing its first row for names.
+		width := 0
+		for _, r := range rows {
+			width = max(width, len(r))
+		}
+		rows = append([][]string{make([]string, width)}, rows...)
 	}
 	var b strings.Builder
 	if caption != "" {
