@@ -27,6 +27,17 @@ func TestEvalOnceDemoPRGB(t *testing.T) {
 	if n := sqlCount(t, "SELECT count() FROM robustream.outcomes WHERE family = 'prgb' AND (axis != 'placeholder' OR metric NOT IN ('filtering', 'combination', 'reasoning'))", "--data-dir", data); n != 0 {
 		t.Errorf("%d PRGB outcomes off the placeholder axis or without a task class", n)
 	}
+	// Noise documents from the graph beyond the question's own documents
+	// (docs/methods.md, PRGB): most placeholder variants carry some, and
+	// pairing scores them.
+	withNoise := sqlCount(t, "SELECT count() FROM robustream.variants WHERE axis = 'placeholder' AND length(contexts) > 2", "--data-dir", data)
+	all := sqlCount(t, "SELECT count() FROM robustream.variants WHERE axis = 'placeholder'", "--data-dir", data)
+	if withNoise*2 < all || withNoise == 0 {
+		t.Errorf("%d of %d placeholder variants carry noise documents, want most", withNoise, all)
+	}
+	if n := sqlCount(t, "SELECT count() FROM robustream.outcomes AS o INNER JOIN robustream.variants AS v ON o.variant_id = v.variant_id WHERE o.family = 'prgb' AND length(v.contexts) > 2", "--data-dir", data); n == 0 {
+		t.Error("no PRGB outcome on a variant with noise documents")
+	}
 	if n := sqlCount(t, "SELECT count() FROM robustream.outcomes WHERE family = 'rare' AND axis = 'placeholder'", "--data-dir", data); n != 0 {
 		t.Errorf("%d RARE outcomes on the placeholder axis", n)
 	}
