@@ -1,16 +1,21 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robustream/robustream/processors/fanout"
 	"github.com/robustream/robustream/processors/pair"
+	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/schemas"
 )
 
 // axisFamilies maps each axis to the registered families that score it,
@@ -124,4 +129,181 @@ func writeCost(st *fanout.Stage, caps map[string]fanout.FamilyConfig, w io.Write
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// modelPrice is a model's price per 1,000 tokens (models.yaml
+// price_per_1k_input, price_per_1k_output), in the currency of the budget.
+type modelPrice struct {
+	In, Out float64
+}
+
+// priceOf reads and checks an openai entry's prices.
+func priceOf(o *openaiModel) (modelPrice, error) {
+	for _, p := range []struct {
+		key string
+		v   float64
+	}{{"price_per_1k_input", o.PricePer1kInput}, {"price_per_1k_output", o.PricePer1kOutput}} {
+		if p.v < 0 || math.IsNaN(p.v) || math.IsInf(p.v, 0) {
+			return modelPrice{}, fmt.Errorf("%s: %v is not a price ≥ 0", p.key, p.v)
+		}
+	}
+	return modelPrice{In: o.PricePer1kInput, Out: o.PricePer1kOutput}, nil
+}
+
+// of is the cost of in prompt and out completion tokens.
+func (p modelPrice) of(in, out int64) float64 {
+	return p.In*float64(in)/1000 + p.Out*float64(out)/1000
+}
+
+// costRow is the cost of one model's requests of one family: each request
+// id once (identical prompts share one call), with the tokens the answers
+// reported.
+type costRow struct {
+	Model     string  `json:"model"`
+	Family    string  `json:"family"` // baseline: the original and closed-book requests every family shares
+	Requests  int64   `json:"requests"`
+	TokensIn  int64   `json:"tokens_in"`
+	TokensOut int64   `json:"tokens_out"`
+	Cost      float64 `json:"cost"`
+	Priced    bool    `json:"priced"` // false: models.yaml gives the model no price (cost 0)
+}
+
+// costRows computes the cost per model and family from the eval results
+// of the window (0: all), labelling a request's family as fan-out does
+// (the families that score its axis, joined by "+").
+func costRows(ctx context.Context, query queryFunc, win time.Duration, prices map[string]modelPrice, families []pair.Family) ([]costRow, error) {
+	where := ""
+	if win > 0 {
+		where = fmt.Sprintf("WHERE evaluated_at >= now() - %d", int64(win/time.Second))
+	}
+	sql := fmt.Sprintf(`SELECT model_id, axis, closed_book, count(), sum(ti), sum(tout) FROM (
+  SELECT model_id, request_id, any(axis) AS axis, any(closed_book) AS closed_book, any(tokens_in) AS ti, any(tokens_out) AS tout
+  FROM robustream.eval_results %s GROUP BY model_id, request_id)
+GROUP BY model_id, axis, closed_book ORDER BY model_id, axis`, where)
+	out, err := query(ctx, sql, "TabSeparated")
+	if err != nil {
+		return nil, fmt.Errorf("cost: %w", err)
+	}
+	fams := axisFamilies(families)
+	byKey := map[[2]string]*costRow{}
+	var keys [][2]string
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 6 {
+			continue
+		}
+		family := fanout.FamilyBaseline
+		if f[2] != "1" && f[1] != schemas.AxisOriginal && f[1] != schemas.AxisClosedBook {
+			family = strings.Join(slices.Sorted(slices.Values(fams[f[1]])), "+") // as fan-out labels it
+			if family == "" {
+				family = "unscored"
+			}
+		}
+		k := [2]string{f[0], family}
+		r := byKey[k]
+		if r == nil {
+			_, ok := prices[f[0]]
+			r = &costRow{Model: f[0], Family: family, Priced: ok}
+			byKey[k] = r
+			keys = append(keys, k)
+		}
+		var n, in, o int64
+		fmt.Sscan(f[3], &n)
+		fmt.Sscan(f[4], &in)
+		fmt.Sscan(f[5], &o)
+		r.Requests += n
+		r.TokensIn += in
+		r.TokensOut += o
+		r.Cost = prices[f[0]].of(r.TokensIn, r.TokensOut)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	rows := make([]costRow, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, *byKey[k])
+	}
+	return rows, nil
+}
+
+// writeCostText prints the cost per run, model and family.
+func writeCostText(w io.Writer, rows []costRow) {
+	if len(rows) == 0 {
+		return
+	}
+	var total float64
+	var priced bool
+	byModel := map[string]float64{}
+	for _, r := range rows {
+		total += r.Cost
+		byModel[r.Model] += r.Cost
+		priced = priced || r.Priced
+	}
+	if !priced {
+		return // no price in models.yaml: the calls per question above are the cost
+	}
+	fmt.Fprintf(w, "cost %.4f (each request id once; tokens as the answers reported them)\n", total)
+	fmt.Fprintf(w, "%-32s %-14s %9s %11s %11s %10s\n", "model", "family", "requests", "tokens in", "tokens out", "cost")
+	for _, r := range rows {
+		if !r.Priced {
+			continue
+		}
+		fmt.Fprintf(w, "%-32s %-14s %9d %11d %11d %10.4f\n", r.Model, r.Family, r.Requests, r.TokensIn, r.TokensOut, r.Cost)
+	}
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
+		if byModel[m] > 0 {
+			fmt.Fprintf(w, "%-32s %-14s %9s %11s %11s %10.4f\n", m, "total", "", "", "", byModel[m])
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// budget returns the run's budget (stages.infer.budget, --budget) over the
+// prices of models.yaml, once per engine; nil without one.
+func (e *engine) budget() (*reader.Budget, error) {
+	if e.spend != nil {
+		return e.spend, nil
+	}
+	prices := map[string]reader.Price{}
+	for id, p := range e.models.prices {
+		prices[id] = reader.Price{In: p.In, Out: p.Out}
+	}
+	b, err := reader.NewBudget(e.cfg.Stages.Infer.BudgetAmount, prices)
+	if err != nil {
+		return nil, err
+	}
+	if b != nil && len(prices) == 0 {
+		e.log.Warn("a budget is set but no model has a price (models.yaml price_per_1k_input, price_per_1k_output): nothing counts against it", "budget", b.Limit())
+	}
+	e.spend = b
+	return b, nil
+}
+
+// writeBudget says what the run spent of its budget and how many requests
+// it did not send.
+func writeBudget(ctx context.Context, e *engine, w io.Writer) error {
+	b := e.spend
+	if b == nil {
+		return nil
+	}
+	out, err := e.ch.Query(ctx, fmt.Sprintf("SELECT model_id, count() FROM robustream.eval_results WHERE startsWith(error, '%s') GROUP BY model_id ORDER BY model_id", reader.ErrBudgetExhausted), "TabSeparated")
+	if err != nil {
+		return err
+	}
+	rows := strings.TrimSpace(string(out))
+	if !b.Exhausted() {
+		fmt.Fprintf(w, "budget: %.4f spent of %.4f\n\n", b.Spent(), b.Limit())
+		return nil
+	}
+	fmt.Fprintf(w, "budget exhausted: %.4f spent of %.4f (calls in flight when it was reached finish); requests not sent, ended as '%s' error results:\n", b.Spent(), b.Limit(), reader.ErrBudgetExhausted)
+	for _, line := range strings.Split(rows, "\n") {
+		if m, n, ok := strings.Cut(line, "\t"); ok {
+			fmt.Fprintf(w, "  %s: %s\n", m, n)
+		}
+	}
+	fmt.Fprintln(w)
+	return nil
 }

@@ -61,6 +61,8 @@ type engine struct {
 	callsExposed bool
 	// modelMetrics are the per-model call series (metrics.go).
 	modelMetrics *modelMetrics
+	// spend is the run's budget (cost.go), nil without one.
+	spend *reader.Budget
 	// rejectedExposed guards the question stage's rejection counters.
 	rejectedExposed bool
 	// unscorableExposed guards the pair stage's unscorable-set counters.

@@ -13,7 +13,7 @@ import (
 // data is, what is read and asked, where it is served. The command's own
 // flags (not configuration keys) are shown with them.
 var commonConfigFlags = []string{"config", "dry-run", "data-dir", "source", "models", "http", "http-token-env", "kafka-brokers",
-	"clickhouse", "stages", "log-level", "demo-periods"}
+	"clickhouse", "stages", "log-level", "demo-periods", "budget"}
 
 // stageFlagPrefix marks the flags of the stages.* keys, shown by `-h stages`.
 const stageFlagPrefix = "stages-"

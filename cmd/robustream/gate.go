@@ -155,6 +155,9 @@ func (g *gateOptions) run(ctx context.Context, e *engine, cfg *Config, started t
 		return fmt.Errorf("gate: %w", err)
 	}
 	rep.setGenerator(e.models.generator != nil)
+	if rep.Cost, err = costRows(ctx, e.ch.Query, 0, e.models.prices, metricFamilies); err != nil {
+		return fmt.Errorf("gate: %w", err)
+	}
 	repJSON, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("gate: %w", err)

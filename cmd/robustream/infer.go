@@ -43,6 +43,9 @@ func inferStage() stageSpec {
 			if e.models.generator != nil {
 				rc.Generator = e.models.generator
 			}
+			if rc.Budget, err = e.budget(); err != nil {
+				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)
+			}
 			st, err := reader.NewStage(rc)
 			if err != nil {
 				return streams.Stage{}, fmt.Errorf("stage %s: %w", reader.StageName, err)

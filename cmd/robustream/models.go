@@ -34,6 +34,8 @@ type modelSet struct {
 	embedder  provider.Embedder
 	// prompts are the models' own prompts (an openai entry's prompt:).
 	prompts map[string]fanout.Template
+	// prices are the priced models' prices (cost.go).
+	prices map[string]modelPrice
 }
 
 // limits returns the dispatch limits of model id: what its entry says for
@@ -106,6 +108,10 @@ type openaiModel struct {
 	// Prompt is the model's own prompt (fanout.Template); absent: the
 	// built-in prompts.
 	Prompt *fanout.Template `yaml:"prompt,omitempty" json:"prompt,omitempty"`
+	// The prices per 1,000 tokens give the cost of a run and its budget
+	// (cost.go). Not part of the revision: a price is not what is measured.
+	PricePer1kInput  float64 `yaml:"price_per_1k_input" json:"-"`
+	PricePer1kOutput float64 `yaml:"price_per_1k_output" json:"-"`
 }
 
 // ragEndpointModel is an entry of kind rag-endpoint: a whole RAG system
@@ -456,6 +462,19 @@ func readModels(path string) (modelSet, []error) {
 				errs = append(errs, fmt.Errorf("models %s: %w", path, err))
 			}
 			continue
+		}
+		if o, ok := e.(*openaiModel); ok {
+			p, err := priceOf(o)
+			if err != nil {
+				fail("%s.%v", at, err)
+				continue
+			}
+			if p != (modelPrice{}) {
+				if set.prices == nil {
+					set.prices = map[string]modelPrice{}
+				}
+				set.prices[id] = p
+			}
 		}
 		set.byID[id] = m
 		set.revisions[id] = revisionOf(kind.name, e)

@@ -49,6 +49,9 @@ func cmdReportMetrics(ctx context.Context, args []string, stdout io.Writer) erro
 	}
 	if models, errs := readModels(cfg.Models); len(errs) == 0 {
 		rep.setGenerator(models.generator != nil)
+		if rep.Cost, err = costRows(ctx, q.query, win, models.prices, metricFamilies); err != nil {
+			return err
+		}
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -93,8 +96,10 @@ type metricReport struct {
 	// Retrieval and Freshness: processors/metrics/retrieval.go.
 	Retrieval []metrics.RetrievalRow `json:"retrieval"`
 	Freshness []metrics.FreshnessRow `json:"freshness"`
-	query     queryFunc
-	ctx       context.Context
+	// Cost per model and family (cost.go), set where the prices are known.
+	Cost  []costRow `json:"cost"`
+	query queryFunc
+	ctx   context.Context
 }
 
 // buildReport runs the families' queries and the coverage counts.
@@ -147,6 +152,7 @@ func (r *metricReport) writeText(w io.Writer) error {
 	r.Report.WriteText(&b)
 	metrics.WriteRetrievalText(&b, r.Retrieval)
 	metrics.WriteFreshnessText(&b, r.Freshness)
+	writeCostText(&b, r.Cost)
 	r.writeCoverage(&b)
 	// Cells are padded to a width; a line ends at its last character.
 	lines := strings.Split(b.String(), "\n")

@@ -206,5 +206,13 @@ GROUP BY model_id ORDER BY model_id`, "TabSeparated")
 			total, pair.ReasonClosedBookFailed, strings.Join(families, ", "), lines.String())
 	}
 	writeCost(e.fanout, e.cfg.Stages.Fanout.Families, w)
+	costs, err := costRows(ctx, e.ch.Query, 0, e.models.prices, metricFamilies)
+	if err != nil {
+		return err
+	}
+	writeCostText(w, costs)
+	if err := writeBudget(ctx, e, w); err != nil {
+		return err
+	}
 	return metrics.WriteSummary(ctx, metrics.QueryFunc(e.ch.Query), w)
 }

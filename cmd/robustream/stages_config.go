@@ -74,6 +74,9 @@ type FanoutStageConfig struct {
 type InferStageConfig struct {
 	streams.StageOptions `yaml:",inline"`
 	reader.Config        `yaml:",inline"`
+	// BudgetAmount is the run's budget for the priced models
+	// (reader.Budget; cost.go).
+	BudgetAmount float64 `yaml:"budget" flag:"budget" help:"most the answers of priced models (models.yaml price_per_1k_input/output) may cost per infer process; beyond, their requests end as 'budget exhausted' error results (0: no budget)"`
 }
 
 // options returns the runner options of the stage named name.

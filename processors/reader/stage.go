@@ -52,6 +52,9 @@ type Config struct {
 	// Freshness asks the questions of the listed rag-endpoint models again
 	// until their service retrieves them (freshness.go).
 	Freshness FreshnessConfig `yaml:"freshness"`
+	// Budget stops asking the priced models once their answers cost it
+	// (budget.go); nil: no budget.
+	Budget *Budget `yaml:"-"`
 }
 
 // Stage is the "infer" stage: rs.eval.requests → rs.eval.results, keyed by
@@ -73,6 +76,7 @@ type Stage struct {
 	flight     singleflight.Group
 	cacheTopic string
 	fresh      *Freshness // nil: no model tracked
+	budget     *Budget    // nil: no budget
 }
 
 // NewStage validates cfg, applies defaults and returns the stage.
@@ -119,7 +123,7 @@ func NewStage(cfg Config) (*Stage, error) {
 		cfg.EmbeddingThreshold = DefaultEmbeddingThreshold
 	}
 	s := &Stage{method: cfg.JudgeMethod, now: cfg.Now, cache: cfg.Cache, affinity: !cfg.NoPrefixAffinity,
-		embedder: cfg.Embedder, threshold: cfg.EmbeddingThreshold,
+		embedder: cfg.Embedder, threshold: cfg.EmbeddingThreshold, budget: cfg.Budget,
 		cacheTopic: streams.ChangelogTopic(StageName)}
 	if cfg.LLMJudge {
 		s.llm = cfg.Generator
@@ -215,6 +219,9 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, streams.Permanent(fmt.Errorf("%w %q in request %s", ErrUnknownModel, req.ModelID, req.RequestID))
 	}
 	a, fresh, err := s.answer(ctx, d, &req)
+	if errors.Is(err, ErrBudgetExhausted) {
+		return s.errorResult(&req, err.Error())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model %s, request %s: %w", req.ModelID, req.RequestID, err)
 	}
@@ -307,7 +314,12 @@ func (s *Stage) answer(ctx context.Context, d *dispatcher, req *schemas.EvalRequ
 	led := false // this call made the request; followers share its answer
 	v, err, _ := s.flight.Do(req.RequestID, func() (any, error) {
 		led = true
+		paid, err := s.budget.acquire(ctx, req.ModelID)
+		if err != nil {
+			return nil, err
+		}
 		ans, latency, err := d.call(ctx, q)
+		paid(ans.TokensIn, ans.TokensOut) // zeros when the call failed
 		if err != nil {
 			return nil, err
 		}
