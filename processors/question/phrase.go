@@ -56,7 +56,9 @@ func SingleFor(kind, head, relation, tail, sentence, chunk string, asOf time.Tim
 	if !ok || ContainsAnswer(q, tail) {
 		return "", false
 	}
-	return q, true
+	// A phrase taken from a wrapped line keeps its line break: a question
+	// is one line.
+	return strings.Join(strings.Fields(q), " "), true
 }
 
 // timeAnchor is the anchor Single adds: the sentence's own time
@@ -94,11 +96,14 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		be, participle := f[0], f[1]
 		switch {
 		case last == "by":
-			return "Who " + participle + " " + subject + anchorOr(head, tail, sentence, asOf, true) + "?", true
+			return "Who " + pastOf(participle) + " " + subject + anchorOr(head, tail, sentence, asOf, true) + "?", true
 		case isDate(tail):
 			return "When " + be + " " + subject + " " + participle + "?", true
-		case last == "in" || last == "at":
+		case (last == "in" || last == "at") && placeParticiples[participle]:
 			return "Where " + be + " " + subject + " " + participle + "?", true
+		case last == "in" || last == "under" || last == "on":
+			// "What is Wget written in?", "What is Valgrind licensed under?"
+			return "What " + be + " " + subject + " " + participle + " " + last + "?", true
 		}
 		return "", false
 	}
@@ -209,6 +214,13 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 	subject := questionCase(head)
 	if len(f) == 2 && f[1] == "worth" {
 		return "How much " + be + " " + subject + " worth" + timeAnchor(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
+	}
+	if len(f) == 3 && f[1] == "part" && f[2] == "of" {
+		// "What is GNU findutils part of?"
+		return "What " + be + " " + subject + " part of?", true
+	}
+	if len(f) > 1 {
+		return "", false
 	}
 	if !strings.ContainsAny(tail, "0123456789") {
 		// "Fjordline's largest warehouse is Lonevåg": the name is asked.
@@ -482,3 +494,29 @@ var bareProgram = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
 // programList: programs named in a list ("cp, mv, and install").
 var programList = regexp.MustCompile(`^[a-z][\w-]*(?:, [a-z][\w-]*)*,? and [a-z][\w-]*$`)
+
+// participlePast maps the irregular participles whose simple past differs:
+// "was written by X" is asked "Who wrote …?", never "Who written …?".
+var participlePast = map[string]string{"written": "wrote", "given": "gave", "taken": "took", "begun": "began",
+	"done": "did", "seen": "saw", "known": "knew", "drawn": "drew", "driven": "drove", "chosen": "chose",
+	"spoken": "spoke", "grown": "grew", "shown": "showed", "thrown": "threw", "broken": "broke",
+	"frozen": "froze", "stolen": "stole", "forgotten": "forgot", "gotten": "got", "ridden": "rode",
+	"risen": "rose", "hidden": "hid", "eaten": "ate", "fallen": "fell", "sung": "sang", "rewritten": "rewrote",
+	"undertaken": "undertook", "overseen": "oversaw", "beaten": "beat", "sworn": "swore", "worn": "wore",
+	"torn": "tore", "woven": "wove", "mistaken": "mistook", "forbidden": "forbade", "flown": "flew",
+	"blown": "blew", "withdrawn": "withdrew", "overtaken": "overtook", "shaken": "shook", "borne": "bore"}
+
+// pastOf returns the simple past of a participle.
+func pastOf(participle string) string {
+	if p, ok := participlePast[participle]; ok {
+		return p
+	}
+	return participle // "acquired", "built", "led": the same form
+}
+
+// placeParticiples place what they describe: "was built in Trondheim" asks
+// "Where …?"; "is written in C" does not.
+var placeParticiples = map[string]bool{"located": true, "based": true, "held": true, "born": true, "built": true,
+	"opened": true, "situated": true, "headquartered": true, "hosted": true, "stored": true, "installed": true,
+	"registered": true, "incorporated": true, "listed": true, "founded": true, "established": true, "made": true,
+	"produced": true, "manufactured": true, "published": true, "printed": true, "buried": true, "raised": true}

@@ -163,6 +163,9 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 		q = wh + " " + f.be + " " + subject
 	case f.appoints && looksLikePerson(tail):
 		q = "Whom " + aux + " " + subject + " " + f.lemma + role(sentence, tail)
+	case looksLikePerson(tail):
+		// "Who did the project thank?": a person is asked with "who"
+		q = "Who " + aux + " " + subject + " " + f.lemma
 	case countNoun(tail) != "" && !strings.Contains(f.lemma, " "):
 		q = "How many " + countNoun(tail) + " " + aux + " " + subject + " " + f.lemma
 	default:
@@ -196,6 +199,9 @@ var lowerable = map[string]bool{"the": true, "a": true, "an": true, "inflation":
 	"core": true, "average": true, "seasonally": true}
 
 func questionCase(head string) string {
+	if programName(head) {
+		return "the " + head + " program"
+	}
 	first := head
 	if i := strings.IndexFunc(head, unicode.IsSpace); i >= 0 {
 		first = head[:i]
@@ -314,4 +320,17 @@ func anchor(head, tail, sentence string) string {
 		return string(unicode.ToLower(r)) + a[n:]
 	}
 	return ""
+}
+
+// programName: a head of one lower-case word that is not a common noun the
+// extractor resolves ("revenue"): the extractor reads such a word opening a
+// sentence as the name of a program ("bc is …", "tmux depends on …"). A
+// question names it as one, so that a reader sees a name; one written as
+// code ("libxml2") shows it is a name by itself.
+func programName(head string) bool {
+	if head == "" || strings.ContainsAny(head, " '") || lowerable[head] || codeToken(head) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(head)
+	return unicode.IsLower(r)
 }

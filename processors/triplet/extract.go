@@ -2,6 +2,8 @@ package triplet
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // badTail reports characters that no fact's value holds: layout and markup.
@@ -94,6 +96,7 @@ func dropAmbiguous(ts []Triple) []Triple {
 // stand for in the sentences after it.
 type reader struct {
 	topic  string
+	last   string          // the previous sentence's named subject, which "It" stands for
 	proper map[string]bool // words written with a capital inside a sentence of the chunk
 	lower  map[string]bool // words written in lower case in the chunk
 }
@@ -125,6 +128,9 @@ func (r *reader) fixCapitals(ts []tok) {
 type sent struct {
 	s  string
 	ts []tok
+	// subjNamed: the main clause's subject is a name, so a plain object
+	// of its verb is a fact about something specific.
+	subjNamed bool
 }
 
 func (x *sent) str(i, j int) string { return x.s[x.ts[i].start:x.ts[j-1].end] }
@@ -175,6 +181,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		return nil // "Fix …", "Add support for …", "To fix this, …"
 	}
 	r.fixCapitals(x.ts)
+	lowerName(x.ts)
 	var out []Triple
 	// Roles and places named anywhere in the sentence.
 	out = append(out, x.appositions()...)
@@ -186,10 +193,24 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		return out
 	}
 	hs, he := start, x.subject(start)
+	last := r.last
+	r.last = ""
+	if he == hs && start == 0 && x.lowerAt(0) == "it" && last != "" && x.lowerAt(1) != "'s" {
+		// "Valgrind is a framework … It runs on Linux": "It" opening the
+		// sentence after one about a named subject stands for it.
+		he = 1
+		r.last = last
+		out = append(out, x.predicate(last, 0, 1, "")...)
+		return out
+	}
 	if he == hs {
 		return out
 	}
 	head, named := x.headText(hs, he)
+	x.subjNamed = named && he-hs <= 4 && !x.possessive(hs, he)
+	if x.subjNamed {
+		r.last = head
+	}
 	if !named || x.ts[hs].lower == "the" && companyNouns[x.ts[he-1].lower] && !x.hasProper(he-1, he) {
 		head = r.resolve(x, hs, he)
 	} else if orgLike(head) && !strings.Contains(head, "'") {
@@ -288,6 +309,8 @@ func (x *sent) np(i int) int {
 		case t.tag == "POS" && last == j-1:
 			// "Northwind's chief executive"
 		case t.text == "-" && last == j-1:
+		case (t.lower == "and" || t.lower == "or" || t.lower == ",") && last < 0 && isAdj(x.tagAt(j-1)) && isAdj(x.tagAt(j+1)):
+			// "a lightweight and flexible command-line processor"
 		default:
 			goto done
 		}
@@ -320,7 +343,7 @@ func (x *sent) hasNumber(i, j int) bool {
 
 func (x *sent) hasProper(i, j int) bool {
 	for k := i; k < j; k++ {
-		if isProper(x.ts[k].tag) && isCapital(x.ts[k].text) {
+		if isProper(x.ts[k].tag) && x.ts[k].named() {
 			return true
 		}
 	}
@@ -505,7 +528,7 @@ func (x *sent) role(i int) (string, int) {
 // capitalized proper nouns, or i.
 func (x *sent) name(i int) int {
 	j := i
-	for j < len(x.ts) && isProper(x.ts[j].tag) && isCapital(x.ts[j].text) && j < i+5 {
+	for j < len(x.ts) && isProper(x.ts[j].tag) && x.ts[j].named() && j < i+5 {
 		j++
 	}
 	return j
@@ -688,7 +711,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	if e == k {
 		return nil
 	}
-	if r, _ := x.role(k); r != "" {
+	if r, re := x.role(k); r != "" && (x.lowerAt(re) == "of" || x.lowerAt(re) == "at" || x.ts[k].lower != "a" && x.ts[k].lower != "an") {
 		return nil // a role: read by appositions when it names its organisation
 	}
 	e2 := x.ofNP(k, e)
@@ -696,6 +719,20 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	case x.hasNumber(k, e):
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
+	case x.lowerAt(k) == "part" && x.lowerAt(k+1) == "of" && x.hasProper(hs, hs+1):
+		// "GNU findutils is part of the GNU Operating System"
+		if pe := x.np(k + 2); pe > k+2 && x.hasProper(k+2, pe) && x.defStops(pe) && x.lowerAt(pe) != "with" {
+			return []Triple{{Head: head, Relation: be + " part of", Tail: x.str(k+2, pe), Kind: KindCopula}}
+		}
+		return nil
+	case x.definition(hs, k, e2):
+		// "GNU Wget is a free utility for non-interactive download of
+		// files": what the named thing is.
+		end := x.defEnd(e2)
+		if end < 0 || end-k > 14 || x.hasNumber(k, end) {
+			return nil
+		}
+		return []Triple{{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula}}
 	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):
 		// "Lonevåg is Fjordline's largest warehouse": the name answers
 		// "What is Fjordline's largest warehouse?".
@@ -711,11 +748,19 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 // passive reads "X was acquired by Y", "X was founded in 2014", "X was
 // launched on 14 March 2026", "X is based in Trondheim".
 func (x *sent) passive(head, be, participle string, j int) []Triple {
+	if x.lowerAt(j) == "and" && x.tagAt(j+1) == "VBN" {
+		j += 2 // "was written and maintained by": the first participle is asked
+	}
 	p := x.lowerAt(j)
 	switch p {
 	case "by":
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) {
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+	case "under":
+		// "Valgrind is licensed under the GNU General Public License"
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && (x.closes(e) || x.lowerAt(e) == "(") && !x.listAfter(e) {
+			return []Triple{{Head: head, Relation: be + " " + participle + " under", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 	case "in", "on", "at":
 		if e := x.date(j + 1); e > j+1 {
@@ -767,6 +812,14 @@ func (x *sent) measure(head, verb string, j int) []Triple {
 // before j), and a date that dates the event.
 func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []Triple) {
 	obj := j
+	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && x.tagAt(j) == "IN" {
+		// "tmux depends on libevent", "mawk conforms to the POSIX
+		// standard": a named object that ends the clause.
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) && e-j <= 7 {
+			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+		return nil
+	}
 	e := x.np(j)
 	if e > j && !badHeads[x.ts[j].lower] {
 		full := x.ofNP(j, e)
@@ -792,10 +845,18 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			}
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
-			if full-j <= 12 {
+			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
 			e = full
+		case x.subjNamed && !x.hasNumber(j, full) && !pronounObjects[x.ts[j].lower] && isNoun(x.tagAt(full-1)) && !x.listing(j, full) &&
+			plainObjectVerbs(x.ts[i].lower) && x.defEnd(full) > 0 && x.defEnd(full)-j <= 12:
+			// "Wget respects the Robot Exclusion Standard", "mawk
+			// implements the AWK language": the object, with what it is
+			// for, ends the clause.
+			end := x.defEnd(full)
+			out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
+			e = end
 		default:
 			e = full
 		}
@@ -843,4 +904,139 @@ func trimQuantity(x *sent, i, j int) string {
 		return x.str(k, j)
 	}
 	return x.str(i, j)
+}
+
+// lowerName reads a lower-case word that opens a sentence and is followed
+// by its verb as a name: English sentences open with a capital, so one that
+// does not opens with a program or command ("bc is an arbitrary precision
+// numeric processing language", "mawk conforms to the POSIX standard").
+func lowerName(ts []tok) {
+	if len(ts) < 3 {
+		return
+	}
+	t := &ts[0]
+	if isProper(t.tag) && t.text == strings.ToUpper(t.text) && len(ts) > 3 {
+		t = &ts[1] // "GNU grep is …"
+		ts = ts[1:]
+	}
+	r, _ := utf8.DecodeRuneInString(t.text)
+	if !unicode.IsLower(r) || len(t.text) > 20 || badHeads[t.lower] || functionWords[t.lower] {
+		return
+	}
+	for _, c := range t.text {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '+' {
+			return
+		}
+	}
+	if v := ts[1]; v.tag == "VBZ" || v.tag == "VBD" || v.lower == "is" || v.lower == "was" {
+		t.tag, t.name = "NNP", true
+	}
+}
+
+// definition reports a complement at k that says what the named subject at
+// hs is: an indefinite noun phrase ("a free utility"), or a definite one
+// without a name in it ("the default shell").
+func (x *sent) definition(hs, k, e int) bool {
+	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) {
+		return false
+	}
+	switch x.ts[k].lower {
+	case "a", "an":
+		return true
+
+	case "the":
+		return !x.hasProper(k, e) && !x.possessive(k, e)
+	}
+	return false
+}
+
+// defEnd returns the end of a definition whose noun phrase ends at e: the
+// phrase and one prepositional phrase after it ("for non-interactive
+// download of files"), up to a point where the clause ends or a relative
+// clause begins; -1 when the end cannot be told or a list follows.
+func (x *sent) defEnd(e int) int {
+	for n := 0; n < 3 && !x.defStops(e); n++ {
+		if !definitionPreps[x.lowerAt(e)] {
+			return -1
+		}
+		pe := x.np(e + 1)
+		if pe == e+1 {
+			return -1
+		}
+		e = pe
+	}
+	if !x.defStops(e) {
+		return -1
+	}
+	return e
+}
+
+func (x *sent) defStops(e int) bool {
+	if x.listAfter(e) {
+		return false
+	}
+	switch x.lowerAt(e) {
+	case "that", "which", "who", "whose", ":", "(", "with":
+		// a relative clause, a parenthesis or the features it comes
+		// with: what it is has been said
+		return true
+	case "as":
+		return x.tagAt(e+1) == "VBN" // "as defined by RFC4880"
+	}
+	if x.tagAt(e) == "VBN" && definitionPreps[x.lowerAt(e+1)] || x.lowerAt(e+1) == "under" {
+		return true // "an XML toolkit implemented in C"
+	}
+	return x.closes(e)
+}
+
+var definitionPreps = set("for", "from", "to", "with", "in", "on", "of")
+
+// listAfter reports a list going on after a phrase ending at e: ", B" or
+// "and B" / "or B" with another noun phrase. A fact whose answer is one item
+// of a list is not asked.
+func (x *sent) listAfter(e int) bool {
+	k := e
+	if x.lowerAt(k) == "," {
+		k++
+	}
+	if w := x.lowerAt(k); w == "and" || w == "or" {
+		// "and closed 3 outlets", "and, …": another clause, not an item
+		return !isVerb(x.tagAt(k+1)) && x.tagAt(k+1) != "MD" && x.tagAt(k+1) != "RB" && x.lowerAt(k+1) != ","
+	}
+	if x.lowerAt(k) == "as" && x.lowerAt(k+1) == "well" {
+		return true
+	}
+	return k > e && x.np(k) > k && !isVerb(x.tagAt(k))
+}
+
+// pronounObjects are objects that stand for something named elsewhere.
+var pronounObjects = set("it", "them", "this", "that", "these", "those", "you", "us", "him", "her", "one",
+	"something", "anything", "everything", "nothing", "some", "any", "all", "both", "each", "such", "other", "others")
+
+// plainObjectVerbs are verbs whose plain object is a fact about the
+// subject; "has", "uses", "makes" and "gives" take objects that say little
+// on their own.
+func plainObjectVerbs(v string) bool {
+	switch v {
+	case "has", "had", "have", "uses", "used", "makes", "made", "gives", "gave", "gets", "got", "takes",
+		"took", "needs", "needed", "does", "did", "sees", "saw", "lets", "let", "causes", "caused":
+		return false
+	}
+	return true
+}
+
+// prepVerbs are the prepositions that take a verb's object: "depends on",
+// "conforms to", "runs on", "comes from", "works with".
+var prepVerbs = set("on", "to", "from", "with")
+
+// listing reports an object that announces a list instead of naming
+// something: "the following files:", "contains:".
+func (x *sent) listing(j, e int) bool {
+	for k := j; k < e; k++ {
+		switch x.ts[k].lower {
+		case "following", "below", "above", "these", "those":
+			return true
+		}
+	}
+	return x.lowerAt(e) == ":"
 }

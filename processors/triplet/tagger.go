@@ -15,7 +15,13 @@ type tok struct {
 	text, lower string
 	tag         string // Penn Treebank tag, after the corrections of retag
 	start, end  int
+	// name marks a lower-case word read as a name: a program or command
+	// that opens a sentence ("bc is an arbitrary precision …").
+	name bool
 }
+
+// named: a capitalized word, or one read as a name.
+func (t tok) named() bool { return t.name || isCapital(t.text) }
 
 // The tokenizer and the averaged-perceptron tagger of prose (model embedded
 // in the module, loaded once per process, safe for concurrent use).
