@@ -44,8 +44,8 @@ type Config struct {
 	Seed int64 `yaml:"seed" flag:"seed" help:"seed of the perturbations' random draws (char, qwerty and wordnet edits, cross-cell samples, placeholder values and noise); 0 keys them to the question id alone"`
 	// WordNetSimilarityFloor is the cosine between the embeddings of a
 	// question and its wordnet variant below which the variant is dropped,
-	// with an embedder (SetEmbedder; docs/methods.md, Query
-	// perturbations). 0: DefaultSynonymFloor.
+	// with an embedder (SetEmbedder; docs/methods.md, Query perturbations
+	// (RARE §3.1)). 0: DefaultSynonymFloor.
 	WordNetSimilarityFloor float64 `yaml:"wordnet_similarity_floor" help:"with an embedder, the cosine between a question and its wordnet variant below which the variant is dropped (default 0.9)"`
 }
 

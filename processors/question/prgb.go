@@ -67,7 +67,7 @@ func (k *Knowledge) placed(doc string, d *DocVersions) {
 // documents arrive in the order the source wrote them (each stage keys
 // its output by doc_id), whatever the other partitions do: this set is the
 // same on every run over one corpus, where the whole graph at this moment
-// is not (docs/methods.md, Placeholders and noise (PRGB)).
+// is not (docs/methods.md, PRGB).
 func (k *Knowledge) neighbours(partition int, position int64, self string) []NoiseFact {
 	if !k.orderSorted {
 		for p, list := range k.order {
