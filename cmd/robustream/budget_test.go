@@ -9,10 +9,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // pricedServer is an OpenAI-compatible chat server whose every completion
@@ -106,6 +108,10 @@ func TestCostAndBudget(t *testing.T) {
 		t.Errorf("the summary does not say %q:\n%s", want, out)
 	}
 
+	// The engine on that data dir serves the same figures on /api/cost and
+	// the dashboard's cost table.
+	costOnDashboard(t, data, models, rep.Cost)
+
 	// With a budget of 0.5: about seven calls, then no more.
 	calls.Store(0)
 	data = filepath.Join(dir, "d2")
@@ -150,5 +156,63 @@ func TestCostAndBudget(t *testing.T) {
 	}
 	if n := count("SELECT count() FROM robustream.eval_results WHERE model_id = 'builtin:lexical' AND error != ''"); n != 0 {
 		t.Errorf("the unpriced built-in reader has %d failed results", n)
+	}
+}
+
+// costOnDashboard starts the engine on data with models (no source) and
+// checks that /api/cost gives want and that the dashboard, rendered in
+// headless Chromium, shows each priced row and the total.
+func costOnDashboard(t *testing.T, data, models string, want []costRow) {
+	t.Helper()
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	engine := startBackground(t, "run", "--data-dir", data, "--http", addr, "--source", "none", "--models", models, "--skip-models-check")
+	engine.waitListening(t, addr, time.Minute)
+	status, body, err := httpGet("http://" + addr + "/api/cost?window=all")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("GET /api/cost: %d %v %s", status, err, body)
+	}
+	var api struct {
+		Rows  []costRow `json:"rows"`
+		Total float64   `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(body), &api); err != nil {
+		t.Fatal(err)
+	}
+	var total float64
+	for _, r := range want {
+		total += r.Cost
+	}
+	if !reflect.DeepEqual(api.Rows, want) || math.Abs(api.Total-total) > 1e-9 {
+		t.Errorf("/api/cost = %+v (total %v), the report says %+v", api.Rows, api.Total, want)
+	}
+	chromium := findChromium()
+	if chromium == "" {
+		t.Log("chromium not found: the dashboard's cost table is not rendered")
+		return
+	}
+	var dom string
+	for attempt := 0; attempt < 5; attempt++ {
+		dom, _, err = runChromium(t, chromium, "--window-size=1366,768", "--dump-dom", "--virtual-time-budget=15000", "http://"+addr+"/")
+		if err == nil && strings.Contains(dom, "total "+strconv.FormatFloat(total, 'f', 4, 64)) {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	_, table, _ := strings.Cut(dom, `<table id="cost">`)
+	table, _, _ = strings.Cut(table, "</table>")
+	for _, r := range want {
+		if !r.Priced {
+			continue
+		}
+		row := fmt.Sprintf("<td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%.4f</td>", r.Model, r.Family, r.Requests, r.TokensIn, r.TokensOut, r.Cost)
+		if !strings.Contains(table, row) {
+			t.Errorf("the dashboard's cost table lacks %s:\n%s", row, table)
+		}
+	}
+	if strings.Contains(table, "builtin:lexical") {
+		t.Errorf("the dashboard lists the unpriced built-in reader:\n%s", table)
+	}
+	if !strings.Contains(dom, `<p class="note" id="cost-total">total `+strconv.FormatFloat(total, 'f', 4, 64)) {
+		t.Errorf("the dashboard does not show the total %.4f", total)
 	}
 }

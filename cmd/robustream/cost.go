@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -168,13 +169,23 @@ type costRow struct {
 	Priced    bool    `json:"priced"` // false: models.yaml gives the model no price (cost 0)
 }
 
+// costSince is the SQL start of a window of evaluation time for costRows
+// ("" for all time).
+func costSince(win time.Duration) string {
+	if win <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("now() - %d", int64(win/time.Second))
+}
+
 // costRows computes the cost per model and family from the eval results
-// of the window (0: all), labelling a request's family as fan-out does
-// (the families that score its axis, joined by "+").
-func costRows(ctx context.Context, query queryFunc, win time.Duration, prices map[string]modelPrice, families []pair.Family) ([]costRow, error) {
+// evaluated since the SQL DateTime expression since ("": all), labelling a
+// request's family as fan-out does (the families that score its axis,
+// joined by "+").
+func costRows(ctx context.Context, query queryFunc, since string, prices map[string]modelPrice, families []pair.Family) ([]costRow, error) {
 	where := ""
-	if win > 0 {
-		where = fmt.Sprintf("WHERE evaluated_at >= now() - %d", int64(win/time.Second))
+	if since != "" {
+		where = "WHERE evaluated_at >= " + since
 	}
 	sql := fmt.Sprintf(`SELECT model_id, axis, closed_book, count(), sum(ti), sum(tout) FROM (
   SELECT model_id, request_id, any(axis) AS axis, any(closed_book) AS closed_book, any(tokens_in) AS ti, any(tokens_out) AS tout
@@ -306,4 +317,24 @@ func writeBudget(ctx context.Context, e *engine, w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// costAPI serves GET /api/cost?window=: the cost per model and family over
+// the window, with the run's budget when this process has one.
+func (s *server) costAPI(w http.ResponseWriter, r *http.Request) {
+	win, _, ok := s.windowOf(w, r)
+	if !ok {
+		return
+	}
+	rows, err := costRows(r.Context(), s.e.ch.Query, win.since, s.e.models.prices, metricFamilies)
+	resp := map[string]any{"rows": rows, "updated_at": time.Now().UTC()}
+	var total float64
+	for _, c := range rows {
+		total += c.Cost
+	}
+	resp["total"] = total
+	if b := s.e.spend; b != nil {
+		resp["budget"] = map[string]any{"limit": b.Limit(), "spent": b.Spent(), "exhausted": b.Exhausted()}
+	}
+	s.writeJSON(w, resp, err)
 }

@@ -155,7 +155,7 @@ func (g *gateOptions) run(ctx context.Context, e *engine, cfg *Config, started t
 		return fmt.Errorf("gate: %w", err)
 	}
 	rep.setGenerator(e.models.generator != nil)
-	if rep.Cost, err = costRows(ctx, e.ch.Query, 0, e.models.prices, metricFamilies); err != nil {
+	if rep.Cost, err = costRows(ctx, e.ch.Query, "", e.models.prices, metricFamilies); err != nil {
 		return fmt.Errorf("gate: %w", err)
 	}
 	repJSON, err := json.MarshalIndent(rep, "", "  ")

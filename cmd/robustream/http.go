@@ -158,6 +158,7 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("GET /api/prgb", s.windowedPanel(metrics.PRGBPanel))
 	mux.HandleFunc("GET /api/retrieval", s.windowedPanel(metrics.RetrievalQuery))
 	mux.HandleFunc("GET /api/freshness", s.windowedPanel(metrics.FreshnessQuery))
+	mux.HandleFunc("GET /api/cost", s.costAPI)
 	mux.HandleFunc("GET /api/alerts", s.panel(alertsQuery))
 	mux.HandleFunc("GET /api/coverage", s.coverage)
 	mux.HandleFunc("GET /api/health", s.health)

@@ -49,7 +49,7 @@ func cmdReportMetrics(ctx context.Context, args []string, stdout io.Writer) erro
 	}
 	if models, errs := readModels(cfg.Models); len(errs) == 0 {
 		rep.setGenerator(models.generator != nil)
-		if rep.Cost, err = costRows(ctx, q.query, win, models.prices, metricFamilies); err != nil {
+		if rep.Cost, err = costRows(ctx, q.query, costSince(win), models.prices, metricFamilies); err != nil {
 			return err
 		}
 	}

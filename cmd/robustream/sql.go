@@ -206,7 +206,7 @@ GROUP BY model_id ORDER BY model_id`, "TabSeparated")
 			total, pair.ReasonClosedBookFailed, strings.Join(families, ", "), lines.String())
 	}
 	writeCost(e.fanout, e.cfg.Stages.Fanout.Families, w)
-	costs, err := costRows(ctx, e.ch.Query, 0, e.models.prices, metricFamilies)
+	costs, err := costRows(ctx, e.ch.Query, "", e.models.prices, metricFamilies)
 	if err != nil {
 		return err
 	}
