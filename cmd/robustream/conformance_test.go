@@ -26,6 +26,7 @@ import (
 	"github.com/robustream/robustream/processors/perturb"
 	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/reader"
+	"github.com/robustream/robustream/processors/retrieve"
 	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/sources/demo"
@@ -79,6 +80,7 @@ var procConformance = map[string]procFeatures{
 	question.StageName:    {stateful: true},
 	perturb.StageName:     {},
 	perturb.SelfStageName: {idle: "source_self is declared only with a generator and a remote model under test; the default has the built-in readers alone"},
+	retrieve.StageName:    {stateful: true},
 	fanout.StageName:      {},
 	reader.StageName: {accepts: map[string]string{
 		confWrongType("EvalResult"): untyped + "an EvalResult has the model_id a request needs; the model answers its empty query",

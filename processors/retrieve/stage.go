@@ -116,6 +116,10 @@ type Stage struct {
 const (
 	keyChunk = "c/"
 	keyDoc   = "d/"
+	// keyAnswered marks an original variant answered ("a/<variant id>"):
+	// a redelivery is a duplicate and yields nothing, rather than a
+	// second retrieval over a corpus that may have changed since.
+	keyAnswered = "a/"
 )
 
 // NewStage returns the stage with the BM25 retriever and one embedding
@@ -287,8 +291,14 @@ func (s *Stage) chunk(ctx context.Context, m streams.Message) error {
 	if err := schemas.Decode(m.Value, &c); err != nil {
 		return streams.Permanent(fmt.Errorf("cannot decode chunk: %w", err))
 	}
-	if c.DocID == "" || (c.ChunkID == "" && c.Text != "") {
-		return streams.Permanent(fmt.Errorf("chunk %q lacks chunk_id or doc_id", c.ChunkID))
+	if c.DocID == "" || c.ChunkID == "" || c.DocVersion == 0 {
+		return streams.Permanent(fmt.Errorf("chunk %q lacks chunk_id, doc_id or doc_version", c.ChunkID))
+	}
+	if c.Text == "" && c.Chunks == 0 {
+		// The chunk stage's empty chunk (a deleted or emptied version)
+		// says its version has one chunk; an event without text or count
+		// is not a chunk.
+		return streams.Permanent(fmt.Errorf("chunk %q has no text and no chunk count", c.ChunkID))
 	}
 	ch := NewChunk(c.ChunkID, c.DocID, c.DocVersion, c.Text) // tokenised outside the lock
 	s.mu.Lock()
@@ -360,11 +370,19 @@ func (s *Stage) variant(ctx context.Context, m streams.Message) ([]streams.Recor
 	if err := schemas.Decode(m.Value, &v); err != nil {
 		return nil, streams.Permanent(fmt.Errorf("cannot decode variant: %w", err))
 	}
+	if v.VariantID == "" || v.QuestionID == "" || v.SetSize < 1 {
+		return nil, streams.Permanent(fmt.Errorf("variant %q lacks variant_id, question_id or set_size", v.VariantID))
+	}
 	if v.Axis != schemas.AxisOriginal || v.NotMadeReason != "" {
 		return nil, nil
 	}
-	if v.QuestionID == "" || v.Query == "" {
-		return nil, streams.Permanent(fmt.Errorf("original variant %q lacks question id or query", v.VariantID))
+	if v.Query == "" {
+		return nil, streams.Permanent(fmt.Errorf("original variant %q has no query", v.VariantID))
+	}
+	if s.state != nil {
+		if _, dup := s.state.Get(keyAnswered + v.VariantID); dup {
+			return nil, nil
+		}
 	}
 	// The wait follows this stage's progress on rs.chunks: a copy of the
 	// inputs read from elsewhere (a benchmark) has none to follow.
@@ -384,6 +402,11 @@ func (s *Stage) variant(ctx context.Context, m streams.Message) ([]streams.Recor
 			return nil, fmt.Errorf("cannot encode variant %s: %w", d.VariantID, err)
 		}
 		recs = append(recs, streams.Record{Topic: streams.TopicVariants, Key: []byte(d.Key()), Value: b})
+	}
+	if s.state != nil {
+		if err := s.state.Put(ctx, keyAnswered+v.VariantID, []byte{1}); err != nil {
+			return nil, err
+		}
 	}
 	return recs, nil
 }

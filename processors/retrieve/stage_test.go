@@ -35,7 +35,7 @@ var corpus = []struct {
 // chunkMsg is the rs.chunks message of one chunk.
 func chunkMsg(t *testing.T, doc string, version uint32, ordinal int, body string, offset int64) streams.Message {
 	t.Helper()
-	c := &schemas.Chunk{ChunkID: schemas.ID(doc, body), DocID: doc, DocVersion: version, Ordinal: uint32(ordinal), Text: body}
+	c := &schemas.Chunk{ChunkID: schemas.ID(doc, body), DocID: doc, DocVersion: version, Ordinal: uint32(ordinal), Chunks: 1, Text: body}
 	schemas.Stamp(c, c.ChunkID)
 	b, err := schemas.Encode(c)
 	if err != nil {
@@ -58,6 +58,7 @@ func original(t *testing.T, id, query, answer string, slots ...string) streams.M
 	v := &schemas.Variant{QuestionRef: q.Ref(), VariantID: schemas.VariantID(id, schemas.AxisOriginal, "original", query, nil),
 		Axis: schemas.AxisOriginal, Kind: "original", Query: query, ExpectedAnswer: answer,
 		Manifest: schemas.NewManifest(append([]string{"original/original"}, slots...)...)}
+	v.SetSize = len(v.Manifest)
 	v.ProducedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	schemas.Stamp(v, v.VariantID, id)
 	b, err := schemas.Encode(v)
@@ -174,6 +175,15 @@ func TestRestartKeepsIndex(t *testing.T) {
 	// cache.md gets a second version, then release.md is deleted.
 	feed(t, ctx, s1, chunkMsg(t, "cache.md", 2, 0, "The cache keeps responses for 600 seconds now.", 100),
 		deletion(t, "release.md", 2))
+	// A question answered once is a duplicate when delivered again, also
+	// after the restart.
+	q := original(t, "q-port", "Which port does the proxy listen on by default?", "8080", "retrieval/bm25_top3")
+	if n := len(feed(t, ctx, s1, q)); n != 1 {
+		t.Fatalf("%d retrieval variants for a question, want 1", n)
+	}
+	if n := len(feed(t, ctx, s1, q)); n != 0 {
+		t.Errorf("a redelivered question gave %d variants, want none", n)
+	}
 	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +221,9 @@ func TestRestartKeepsIndex(t *testing.T) {
 				t.Errorf("%q hit %d: %s %.6f after, %s %.6f before", q, i, after[i].Chunk.ID, after[i].Score, before[q][i].Chunk.ID, before[q][i].Score)
 			}
 		}
+	}
+	if n := len(feed(t, ctx, s2, q)); n != 0 {
+		t.Errorf("a question answered before the restart gave %d variants after it, want none", n)
 	}
 	// A stale chunk of the deleted document, replayed after the restart,
 	// stays out.
