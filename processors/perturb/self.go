@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/robustream/robustream/processors/provider"
 	"github.com/robustream/robustream/processors/text"
@@ -100,7 +101,7 @@ type SkipCounter interface {
 // SelfStage is the producer of source_self: rs.variants (the originals) →
 // rs.variants (one variant or marker per model and declared cell).
 type SelfStage struct {
-	models  []SelfModel
+	models  atomic.Pointer[[]SelfModel]
 	judge   provider.Generator
 	cache   ReplyCache
 	counter SkipCounter
@@ -115,7 +116,17 @@ type SelfStage struct {
 // reply of the models and the judge (nil: none kept), and counter counting
 // the cells not made (nil: SkipReasons counts them).
 func NewSelfStage(models []SelfModel, judge provider.Generator, cache ReplyCache, counter SkipCounter) *SelfStage {
-	return &SelfStage{models: slices.Clone(models), judge: judge, cache: cache, counter: counter, skips: map[string]map[string]int64{}}
+	s := &SelfStage{judge: judge, cache: cache, counter: counter, skips: map[string]map[string]int64{}}
+	s.SetModels(models)
+	return s
+}
+
+// SetModels makes models the line-up from the next original variant on
+// (models.yaml reloaded while running), so that a model added gets its
+// variant or marker and its sets do not wait for ever on the slot.
+func (s *SelfStage) SetModels(models []SelfModel) {
+	ms := slices.Clone(models)
+	s.models.Store(&ms)
 }
 
 // Name implements streams.Processor.
@@ -207,7 +218,7 @@ func (s *SelfStage) Variants(ctx context.Context, v *schemas.Variant) ([]*schema
 		if !schemas.InManifest(v.Manifest, schemas.Slot(schemas.AxisSpurious, kind)) {
 			continue
 		}
-		for _, model := range s.models {
+		for _, model := range *s.models.Load() {
 			if model.Retrieves {
 				continue
 			}

@@ -355,3 +355,41 @@ func hasNoise(q *schemas.Question) bool {
 	_, err := NoiseContexts(q.GTChunks, text.NewAnswers(q.Accepted()))
 	return err == nil
 }
+
+// TestSourceSelfSetModels: a model added to the line-up while the stage
+// runs gets its variant (or marker) from the next original on.
+func TestSourceSelfSetModels(t *testing.T) {
+	old := SURELLMCells
+	SURELLMCells = 0
+	t.Cleanup(func() { SURELLMCells = old })
+	_, judge := sureLLMServer(t)
+	_, a := modelServer(t, "source_self_model_a.yaml", "m-a")
+	st, err := NewStage(Config{WordNetDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Kinds: SelfSourceKinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SetGenerator(judge, nil)
+	self := NewSelfStage([]SelfModel{{ID: "builtin:lexical"}}, judge, nil, nil)
+	orig := st.Variants(sNorthwind)[0]
+	models := func() []string {
+		vs, err := self.Variants(t.Context(), orig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Kind+" "+v.Model)
+		}
+		return out
+	}
+	if got := models(); !slices.Equal(got, []string{"source_self builtin:lexical", "source_self_noise builtin:lexical"}) {
+		t.Errorf("before: %q", got)
+	}
+	self.SetModels([]SelfModel{{ID: "builtin:lexical"}, {ID: "m-a", Writer: a}})
+	if got := models(); !slices.Equal(got, []string{"source_self builtin:lexical", "source_self m-a", "source_self_noise builtin:lexical", "source_self_noise m-a"}) {
+		t.Errorf("after: %q", got)
+	}
+	if r := self.SkipReasons()[KindSourceSelf][ErrCannotRewrite.Error()]; r != 2 {
+		t.Errorf("the reader's skips counted %d times, want 2 (no counter: the stage's own)", r)
+	}
+}
