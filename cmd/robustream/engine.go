@@ -52,7 +52,8 @@ type engine struct {
 	fanout         *fanout.Stage
 	questions      *question.Stage
 	infer          *reader.Stage
-	perturb        *perturb.Stage // for the coverage's skip reasons
+	perturb        *perturb.Stage     // for the coverage's skip reasons
+	selfSource     *perturb.SelfStage // source_self's producer, for a reload
 	windowsExposed bool
 	// cleanup runs last in close (a benchmark's temporary data dir).
 	cleanup        []func()

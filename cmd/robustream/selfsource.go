@@ -63,6 +63,8 @@ func selfSourceStage() stageSpec {
 		if e.models.generator != nil {
 			cache = perturbReplyCache(e.cfg.DataDir, e.log)
 		}
-		return perturb.NewSelfStage(selfModels(e.models), e.models.generator, cache, counter), nil
+		st := perturb.NewSelfStage(selfModels(e.models), e.models.generator, cache, counter)
+		e.selfSource = st
+		return st, nil
 	})
 }
