@@ -96,6 +96,9 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		be, participle := f[0], f[1]
 		switch {
 		case last == "by":
+			if !isParticiple(participle) {
+				return "", false // "is copyright by": not a verb to ask with
+			}
 			return "Who " + pastOf(participle) + " " + subject + anchorOr(head, tail, sentence, asOf, true) + "?", true
 		case isDate(tail):
 			return "When " + be + " " + subject + " " + participle + "?", true
@@ -283,18 +286,19 @@ var periodRe = regexp.MustCompile(`^(?:(?:FY|fiscal\s+)?(?:19|20)\d{2}|Q[1-4]\s+
 // under period columns.
 func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (string, bool) {
 	caption := tableCaption(chunk, rowLine)
+	if caption == "" {
+		caption = tableHeading(chunk, rowLine)
+	}
+	if caption == "" {
+		return "", false // "the revenue of Cold-chain logistics": of whose report?
+	}
 	if periodRe.MatchString(column) {
 		if caption == "" {
 			return "", false // "What was the revenue in 2025?" of whom?
 		}
 		return "In \"" + caption + "\", what was the figure for " + lowerFirst(row) + " in " + column + "?", true
 	}
-	q := "What is the " + lowerFirst(column) + " of " + row
-	if caption != "" {
-		q += " in \"" + caption + "\""
-	} else if !asOf.IsZero() {
-		q += " as of " + asOf.Format("January 2006")
-	}
+	q := "What is the " + lowerFirst(column) + " of " + row + " in \"" + caption + "\""
 	return q + "?", true
 }
 
@@ -520,3 +524,36 @@ var placeParticiples = map[string]bool{"located": true, "based": true, "held": t
 	"opened": true, "situated": true, "headquartered": true, "hosted": true, "stored": true, "installed": true,
 	"registered": true, "incorporated": true, "listed": true, "founded": true, "established": true, "made": true,
 	"produced": true, "manufactured": true, "published": true, "printed": true, "buried": true, "raised": true}
+
+// sameParticiples are irregular verbs whose participle is their past.
+var sameParticiples = toSet(`built made led held sent paid found bought brought taught sold told won left kept
+lost meant met read set put cut hit let run spread shut hung spun sought thought caught fought dealt felt heard
+lent bent spent struck stuck shot sat laid said sold understood bound fed fled bred`)
+
+// isParticiple: a past participle a question can turn into a past tense.
+func isParticiple(w string) bool {
+	return strings.HasSuffix(w, "ed") || participlePast[w] != "" || sameParticiples[w]
+}
+
+// tableHeading returns the nearest Markdown heading above the table holding
+// rowLine in its chunk ("## Benchmarks"), the table's subject when no
+// caption sits right above it; or "".
+func tableHeading(chunk, rowLine string) string {
+	i := strings.Index(chunk, rowLine)
+	if i < 0 {
+		return ""
+	}
+	lines := strings.Split(chunk[:i], "\n")
+	for k := len(lines) - 1; k >= 0; k-- {
+		l := strings.TrimSpace(lines[k])
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.Trim(strings.TrimLeft(l, "#"), "*_ "))
+		if h == "" || strings.Contains(h, "\"") || len(strings.Fields(h)) > 14 {
+			return ""
+		}
+		return h
+	}
+	return ""
+}

@@ -716,7 +716,8 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	}
 	e2 := x.ofNP(k, e)
 	switch {
-	case x.hasNumber(k, e):
+	case x.hasNumber(k, e) && !x.listAfter(e) && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))):
+		// "the 2D, antialiased drawing library" is not a figure
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
 	case x.lowerAt(k) == "part" && x.lowerAt(k+1) == "of" && x.hasProper(hs, hs+1):
@@ -1006,7 +1007,7 @@ func (x *sent) listAfter(e int) bool {
 	if x.lowerAt(k) == "as" && x.lowerAt(k+1) == "well" {
 		return true
 	}
-	return k > e && x.np(k) > k && !isVerb(x.tagAt(k))
+	return k > e && x.np(k) > k && (!isVerb(x.tagAt(k)) || x.np(k) > k+1)
 }
 
 // pronounObjects are objects that stand for something named elsewhere.

@@ -28,11 +28,13 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || placeholderCell(v) || !strings.Contains(lines[k].text, v) {
+				if h == "" || strings.HasSuffix(h, ".") || placeholderCell(v) || !strings.Contains(lines[k].text, v) {
+					// an abbreviated header ("Decompress.") is not a
+					// word a question can use
 					continue
 				}
 				out = append(out, Triple{
-					Head: strings.TrimSpace(strings.Trim(row[0], "*_")), Relation: h, Tail: v, Kind: KindTable,
+					Head: rowName(row[0]), Relation: h, Tail: v, Kind: KindTable,
 					Sentence: Sentence{Text: lines[k].text, Start: lines[k].start, End: lines[k].end},
 				})
 			}
@@ -106,4 +108,17 @@ func placeholderKey(v string) string {
 		}
 	}
 	return b.String()
+}
+
+// rowName is a row's first cell without its Markdown emphasis and link
+// brackets: "**zstd 1.5.1 -1**" and "[zlib] 1.2.11 -1" name "zstd 1.5.1 -1"
+// and "zlib 1.2.11 -1".
+func rowName(c string) string {
+	c = strings.TrimSpace(strings.Trim(strings.TrimSpace(c), "*_"))
+	if strings.HasPrefix(c, "[") {
+		if j := strings.Index(c, "]"); j > 0 && !strings.HasPrefix(c[j+1:], "(") {
+			c = c[1:j] + c[j+1:]
+		}
+	}
+	return c
 }
