@@ -246,6 +246,9 @@ func attributeQuestion(head, relation, tail, sentence string, asOf time.Time) (s
 	if p, ok := locativeQuestions[rel]; ok {
 		return "Where is " + subject + " " + p + "?", true
 	}
+	if participial(rel) {
+		return "", false // "based on": neither a role nor a figure of the head
+	}
 	if looksLikePerson(tail) {
 		// "Who is the chief executive of Northwind Robotics?"
 		// The sentence's dates belong to other events ("elected Ingrid
@@ -345,7 +348,7 @@ func tableCaption(chunk, rowLine string) string {
 	c = strings.TrimSpace(strings.Trim(c, "*_"))
 	c = captionNumber.ReplaceAllString(c, "")
 	c = strings.TrimSuffix(strings.TrimSpace(c), ":")
-	if c == "" || strings.Contains(c, "\"") || len(strings.Fields(c)) > 14 || !strings.ContainsFunc(c, unicode.IsUpper) {
+	if c == "" || strings.Contains(c, "\"") || strings.Contains(c, "](") || len(strings.Fields(c)) > 14 || !strings.ContainsFunc(c, unicode.IsUpper) {
 		return ""
 	}
 	if strings.HasSuffix(strings.ToLower(c), "below") || strings.HasSuffix(strings.ToLower(c), "follows") {
@@ -550,10 +553,17 @@ func tableHeading(chunk, rowLine string) string {
 			continue
 		}
 		h := strings.TrimSpace(strings.Trim(strings.TrimLeft(l, "#"), "*_ "))
-		if h == "" || strings.Contains(h, "\"") || len(strings.Fields(h)) > 14 {
+		if h == "" || strings.Contains(h, "\"") || strings.Contains(h, "](") || len(strings.Fields(h)) > 14 {
 			return ""
 		}
 		return h
 	}
 	return ""
+}
+
+// participial: an attribute named by a participle and its preposition
+// ("based on", "made by") is not a role a person holds.
+func participial(rel string) bool {
+	f := strings.Fields(rel)
+	return len(f) > 1 && dangling[f[len(f)-1]] || len(f) > 0 && strings.HasSuffix(f[0], "ed")
 }

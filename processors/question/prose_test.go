@@ -15,7 +15,7 @@ func TestProseQuestions(t *testing.T) {
 		{"verb", "Lintwerk", "was written by", "Oda Rasmussen", "Lintwerk was originally written and maintained by Oda Rasmussen.", "Who wrote Lintwerk?"},
 		{"verb", "Lintwerk", "was taken over by", "", "", ""},
 		{"verb", "The Quill Project", "thanks", "Oda Rasmussen", "The Quill Project thanks Oda Rasmussen.", "Who does the Quill Project thank?"},
-		{"copula", "fzq", "is", "a small and fast command-line search tool", "fzq is a small and fast command-line search tool.", "What is the fzq program?"},
+		{"copula", "fzq", "is", "a small and fast command-line search tool", "fzq is a small and fast command-line search tool.", "What is `fzq`?"},
 		{"copula", "libquill2", "is", "an XML toolkit", "libquill2 is an XML toolkit.", "What is libquill2?"},
 		{"copula", "GNU Quill", "is part of", "the GNU Operating System", "GNU Quill is part of the GNU Operating System.", "What is GNU Quill part of?"},
 		{"verb", "Lintwerk", "is licensed under", "the Apache License", "Lintwerk is licensed under the Apache License.", "What is Lintwerk licensed under?"},

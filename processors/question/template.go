@@ -200,7 +200,7 @@ var lowerable = map[string]bool{"the": true, "a": true, "an": true, "inflation":
 
 func questionCase(head string) string {
 	if programName(head) {
-		return "the " + head + " program"
+		return "`" + head + "`" // a name written as code: bc, tmux, libxcrypt
 	}
 	first := head
 	if i := strings.IndexFunc(head, unicode.IsSpace); i >= 0 {
@@ -325,7 +325,9 @@ func anchor(head, tail, sentence string) string {
 // programName: a head of one lower-case word that is not a common noun the
 // extractor resolves ("revenue"): the extractor reads such a word opening a
 // sentence as the name of a program ("bc is …", "tmux depends on …"). A
-// question names it as one, so that a reader sees a name; one written as
+// question writes it as code ("What is `bc`?"), as documentation writes
+// the names of programs and libraries, so that a reader sees a name without
+// the question guessing what kind of thing it names; one already written as
 // code ("libxml2") shows it is a name by itself.
 func programName(head string) bool {
 	if head == "" || strings.ContainsAny(head, " '") || lowerable[head] || codeToken(head) {

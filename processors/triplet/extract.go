@@ -846,7 +846,8 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			}
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
-			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) {
+			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) &&
+				(x.lowerAt(full) != "(" || x.defStops(full)) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
 			e = full
@@ -867,8 +868,10 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			defer func() { out = append(out, x.predicate(head, 0, obj+1, "")...) }()
 		}
 	}
-	// A date after the object: "opened … on 8 September 2025".
-	for k := obj; k < len(x.ts) && k < obj+10; k++ {
+	// A date after the object: "opened … on 8 September 2025". After "to"
+	// and a verb ("helped to polish the language … in August 2022") the
+	// date belongs to the other verb.
+	for k := obj; k < len(x.ts) && k < obj+10 && x.tagAt(j) != "TO"; k++ {
 		if x.ts[k].lower == "," || x.tagAt(k) == "WDT" || x.tagAt(k) == "CC" {
 			break
 		}
@@ -977,7 +980,21 @@ func (x *sent) defStops(e int) bool {
 		return false
 	}
 	switch x.lowerAt(e) {
-	case "that", "which", "who", "whose", ":", "(", "with":
+	case "(":
+		// "for the Transport Layer Security (TLS) protocol": a phrase
+		// going on after the parenthesis did not end before it
+		k := e + 1
+		for k < len(x.ts) && x.ts[k].lower != ")" {
+			k++
+		}
+		switch w := x.lowerAt(k + 1); {
+		case k >= len(x.ts):
+			return false
+		case x.closes(k + 1), w == "that", w == "which", w == "who", w == "with", x.tagAt(k+1) == "VBZ", x.tagAt(k+1) == "MD":
+			return true
+		}
+		return false
+	case "that", "which", "who", "whose", ":", "with":
 		// a relative clause, a parenthesis or the features it comes
 		// with: what it is has been said
 		return true

@@ -28,7 +28,8 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || strings.HasSuffix(h, ".") || placeholderCell(v) || !strings.Contains(lines[k].text, v) {
+				if h == "" || strings.HasSuffix(h, ".") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
+					linkMarkup(v) || linkMarkup(row[0]) {
 					// an abbreviated header ("Decompress.") is not a
 					// word a question can use
 					continue
@@ -121,4 +122,10 @@ func rowName(c string) string {
 		}
 	}
 	return c
+}
+
+// linkMarkup: a cell holding a Markdown image or a link target ("[![build
+// status](…)](…)"): a badge or a link, not a value to ask for.
+func linkMarkup(c string) bool {
+	return strings.Contains(c, "](") || strings.Contains(c, "![")
 }
