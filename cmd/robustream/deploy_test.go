@@ -1024,3 +1024,106 @@ func TestDeployHelmChecksum(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployHelmTemplate renders the chart with Helm itself when a helm
+// binary is on PATH (skipped otherwise): the shipped values with a token,
+// and the values of TestDeployHelmSecrets, render; the robustream.yaml and
+// models.yaml Helm writes decode to what the stand-in renders; a key
+// without its Secret reference fails Helm's rendering with the same
+// message.
+func TestDeployHelmTemplate(t *testing.T) {
+	helm, err := exec.LookPath("helm")
+	if err != nil {
+		t.Skip("helm not on PATH")
+	}
+	chart := filepath.Join(deployDir, "helm", "robustream")
+	render := func(values map[string]any) (string, error) {
+		f := filepath.Join(t.TempDir(), "values.yaml")
+		b, err := yaml.Marshal(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(helm, "template", "rs", chart, "-f", f).CombinedOutput()
+		return string(out), err
+	}
+	valuesOf := func(set func(map[string]any)) map[string]any {
+		var v map[string]any
+		readYAML(t, filepath.Join(chart, "values.yaml"), &v)
+		withToken(set)(v)
+		return v
+	}
+	// Secret references, SASL/TLS, stages and extraConfig, as in
+	// TestDeployHelmSecrets.
+	secretsSet := func(v map[string]any) {
+		v["models"] = []any{
+			map[string]any{"id": "gpt", "kind": "openai", "base_url": "https://api.example.com/v1", "model": "gpt-x", "api_key_env": "OPENAI_API_KEY"},
+			map[string]any{"id": "shop-rag", "kind": "rag-endpoint", "url": "http://rag.shop:8000/ask", "headers": map[string]any{"Authorization": "Bearer ${RAG_TOKEN}"}, "answer_field": "answer"},
+		}
+		v["secretEnv"] = []any{map[string]any{"name": "OPENAI_API_KEY", "secretName": "llm-keys", "key": "openai"},
+			map[string]any{"name": "RAG_TOKEN", "secretName": "rag", "key": "token"}}
+		v["kafka"].(map[string]any)["sasl"] = map[string]any{"mechanism": "plain", "user": "u", "passwordSecret": map[string]any{"name": "k", "key": "p"}}
+		v["kafka"].(map[string]any)["tls"] = map[string]any{"enabled": true, "caSecret": "ca", "caKey": "ca.crt"}
+		v["stages"] = map[string]any{"infer": map[string]any{"timeout": "90s"}}
+		v["extraConfig"] = map[string]any{"http_read_timeout": "45s", "kafka": map[string]any{"partitions": 6}}
+	}
+	for name, set := range map[string]func(map[string]any){"shipped": nil, "secrets": secretsSet} {
+		out, err := render(valuesOf(set))
+		if err != nil {
+			t.Errorf("%s: helm template: %v\n%s", name, err, out)
+			continue
+		}
+		standIn := renderChart(t, withToken(set))
+		dec := yaml.NewDecoder(strings.NewReader(out))
+		found := false
+		byFile := map[string][]map[string]any{} // as renderChart files them
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				break
+			}
+			switch doc["kind"] {
+			case "Deployment":
+				byFile["deployments.yaml"] = append(byFile["deployments.yaml"], doc)
+			case "Secret":
+				byFile["secret.yaml"] = append(byFile["secret.yaml"], doc)
+			case "ConfigMap":
+				byFile["configmap.yaml"] = append(byFile["configmap.yaml"], doc)
+			}
+			if doc["kind"] != "ConfigMap" {
+				continue
+			}
+			found = true
+			for _, f := range []string{"robustream.yaml", "models.yaml"} {
+				var got, want any
+				if err := yaml.Unmarshal([]byte(fmt.Sprint(yget(doc, "data", f))), &got); err != nil {
+					t.Fatal(err)
+				}
+				if err := yaml.Unmarshal([]byte(fmt.Sprint(yget(standIn["configmap.yaml"][0], "data", f))), &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: Helm's %s differs from the stand-in's:\nhelm: %v\nstand-in: %v", name, f, got, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: helm rendered no ConfigMap", name)
+			continue
+		}
+		// The infer pod as Helm renders it passes --dry-run with its
+		// Secrets resolved.
+		c, spec := podOf(t, byFile, "rs-robustream-infer")
+		env := podFS(t, byFile, c, spec, chartSecrets(byFile, map[string]map[string]string{
+			"llm-keys": {"openai": "sk-1"}, "rag": {"token": "t"}, "k": {"p": "kafka-pass"},
+			"ca": {"ca.crt": "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"}}))
+		env["ROBUSTREAM_DATA_DIR"] = t.TempDir()
+		deployDryRun(t, name+": the infer pod Helm renders", env)
+	}
+	out, err := render(valuesOf(func(v map[string]any) { secretsSet(v); v["secretEnv"] = []any{} }))
+	if err == nil || !strings.Contains(out, "OPENAI_API_KEY is set by none of env, secretEnv or envFrom") {
+		t.Errorf("helm rendered a key without its Secret reference: %v\n%s", err, out)
+	}
+}

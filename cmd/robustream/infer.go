@@ -174,6 +174,12 @@ func (e *engine) watchModels(ctx context.Context, path string, every time.Durati
 		if e.infer != nil {
 			e.infer.SetModels(set.byID)
 		}
+		if e.selfSource != nil {
+			e.selfSource.SetModels(selfModels(set)) // a model added gets its source_self cells
+		}
+		if e.modelMetrics != nil {
+			e.modelMetrics.init(set.ids()...) // a model added: its series at zero
+		}
 		e.recordRevisions(ctx, set)
 		e.log.Info("models.yaml reloaded", "path", path, "models", strings.Join(set.ids(), ","))
 	}
