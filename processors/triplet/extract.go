@@ -432,6 +432,9 @@ func (x *sent) headText(i, j int) (string, bool) {
 	if strings.ContainsAny(h, "\"“”()[];:`'’") && !x.possessive(i, j) {
 		return h, false
 	}
+	if x.ts[i].tag == "CD" && !x.ts[i].named() && j-i > 1 && isProper(x.tagAt(i+1)) {
+		return h, false // "1.2 Rex released …": a version without what it is a version of
+	}
 	return h, x.hasProper(i, j)
 }
 
@@ -716,7 +719,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	}
 	e2 := x.ofNP(k, e)
 	switch {
-	case x.hasNumber(k, e) && !x.listAfter(e) && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))):
+	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))):
 		// "the 2D, antialiased drawing library" is not a figure
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}

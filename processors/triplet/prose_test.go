@@ -22,6 +22,9 @@ func TestExtractProse(t *testing.T) {
 		{"The Quill distribution contains the following files: README and COPYING.", "", "", "", ""},
 		// Two definitions of one thing in a chunk: neither is the answer.
 		{"Quillpad is a text editor. Quillpad is a plugin host.", "", "", "", ""},
+		// A partitive is not a figure; a version number is not a name.
+		{"Adrian was one of the first developers of the project.", "", "", "", ""},
+		{"1.2 Rex released 848 packages.", "", "", "", ""},
 		// A one-letter variable is not a name to define.
 		{"X is the major version.", "", "", "", ""},
 	} {
