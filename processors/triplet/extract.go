@@ -733,7 +733,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		// "GNU Wget is a free utility for non-interactive download of
 		// files": what the named thing is.
 		end := x.defEnd(e2)
-		if end < 0 || end-k > 14 || x.hasNumber(k, end) {
+		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) {
 			return nil
 		}
 		return []Triple{{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula}}
@@ -1061,3 +1061,33 @@ func (x *sent) listing(j, e int) bool {
 	}
 	return x.lowerAt(e) == ":"
 }
+
+// vagueDefinition reports a definition that says only what kind of thing
+// the subject is, its substance being in the relative clause that follows:
+// "bzip2recover is a simple program whose purpose is …" is not defined by
+// "a simple program".
+func (x *sent) vagueDefinition(k, end int) bool {
+	switch x.lowerAt(end) {
+	case "whose", "that", "which", "who", "(":
+	default:
+		return false
+	}
+	if !genericNouns[x.lowerAt(end-1)] {
+		return false
+	}
+	for j := k + 1; j < end-1; j++ {
+		if !vagueModifiers[x.lowerAt(j)] {
+			return false // "a non-free library that …" says what it is
+		}
+	}
+	return true
+}
+
+// vagueModifiers add nothing to what a generic noun says.
+var vagueModifiers = set("simple", "small", "little", "new", "useful", "special", "general", "separate",
+	"different", "other", "basic", "single", "few", "certain", "particular", "good", "nice")
+
+// genericNouns name a kind of thing too broad to define anything alone.
+var genericNouns = set("program", "programs", "tool", "tools", "utility", "utilities", "library", "application",
+	"software", "thing", "way", "package", "file", "command", "system", "project", "module", "set", "collection",
+	"piece", "part", "kind", "type", "number", "lot")

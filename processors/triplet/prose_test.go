@@ -22,6 +22,9 @@ func TestExtractProse(t *testing.T) {
 		{"The Quill distribution contains the following files: README and COPYING.", "", "", "", ""},
 		// Two definitions of one thing in a chunk: neither is the answer.
 		{"Quillpad is a text editor. Quillpad is a plugin host.", "", "", "", ""},
+		// A kind of thing whose substance is in a relative clause.
+		{"Lintwerk is a simple program whose purpose is to find bugs.", "", "", "", ""},
+		{"Quillpad is a simple key/value storage system that is fast.", "Quillpad", "is", "a simple key/value storage system", KindCopula},
 		// A partitive is not a figure; a version number is not a name.
 		{"Adrian was one of the first developers of the project.", "", "", "", ""},
 		{"1.2 Rex released 848 packages.", "", "", "", ""},
