@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -157,6 +159,131 @@ func TestDashboardShowsBaselineScores(t *testing.T) {
 	})
 }
 
+// TestDashboardRAREIntervals is issue 16's and 17's dashboard acceptance
+// for RARE: on the data dir of a demo `eval --once` (BM25 retrieval
+// variants, questions of one and two hops), served by `run --source
+// none`, headless Chromium shows for each model the four RARE scores with
+// their 95% intervals (the API's, to three decimals) drawn as bars, a row
+// per retriever (bm25_top3) with its retrieval score and interval, and
+// GRADE's heatmap with at least two hop rows. A screenshot at 1200 px
+// width goes to ROBUSTREAM_TEST_SCREENSHOT_DIR (default a temporary dir);
+// the score table must fit that width (it was cut off at its right edge).
+func TestDashboardRAREIntervals(t *testing.T) {
+	chromium := findChromium()
+	if chromium == "" {
+		t.Skip("chromium not found (/usr/bin/chromium or chromium on PATH)")
+	}
+	data := t.TempDir()
+	// The whole demo feed: its two-hop questions fill GRADE's second row.
+	robustream(t, "eval", "--once", "--source", "demo", "--data-dir", data, "--http", "", "--log-level", "error")
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	base := "http://" + addr
+	engine := startBackground(t, "run", "--source", "none", "--data-dir", data, "--http", addr, "--log-level", "warn")
+	engine.waitListening(t, addr, time.Minute)
+
+	status, body, err := httpGet(base + "/api/scores")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("GET /api/scores: status %d, err %v, body %.300s", status, err, body)
+	}
+	var scores scoresResponse
+	if err := json.Unmarshal([]byte(body), &scores); err != nil {
+		t.Fatal(err)
+	}
+	if len(scores.Models) == 0 {
+		t.Fatalf("/api/scores has no model: %s", body)
+	}
+	var grade struct {
+		Rows []struct {
+			Model string
+			Hops  int
+		}
+	}
+	if status, body, err := httpGet(base + "/api/grade?window=all"); err != nil || status != http.StatusOK || json.Unmarshal([]byte(body), &grade) != nil {
+		t.Fatalf("GET /api/grade: status %d, err %v, body %.300s", status, err, body)
+	}
+	hops := map[int]bool{}
+	for _, r := range grade.Rows {
+		hops[r.Hops] = true
+	}
+	if len(hops) < 2 {
+		t.Errorf("GRADE cells have hops %v, want at least two hop rows", hops)
+	}
+
+	dom, stderr, err := runChromium(t, chromium, "--dump-dom", "--window-size=1200,1000", "--virtual-time-budget=10000", base+"/")
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, tail(stderr, 2000))
+	}
+	for _, m := range scores.Models {
+		if p := checkRAREScores(dom, m); p != "" {
+			t.Errorf("%s\nDOM:\n%.3000s", p, dom)
+		}
+	}
+	// The heatmap: a row label per hop count, a cell per hop and quartile
+	// with data, each cell's interval under its rate.
+	doc, err := html.Parse(strings.NewReader(dom))
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := find(doc, func(n *html.Node) bool { return attr(n, "id") == "grade-chart" })
+	if box == nil {
+		t.Fatal("no #grade-chart")
+	}
+	if got, want := attr(box, "data-marks"), strconv.Itoa(len(grade.Rows)); got != want {
+		t.Errorf("GRADE heatmap has %s cells, the API %s", got, want)
+	}
+	labels := map[string]bool{}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "text" {
+			labels[strings.TrimSpace(text(n))] = true
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(box)
+	for h := range hops {
+		label := strconv.Itoa(h) + " hops"
+		if h == 1 {
+			label = "1 hop"
+		}
+		if !labels[label] {
+			t.Errorf("GRADE heatmap has no row %q", label)
+		}
+	}
+
+	// Nothing of the score table lies beyond its panel or the page at
+	// 1200 px: the page, laid out at that width, reports the edges.
+	b := startBrowser(t, chromium, base+"/")
+	b.call(t, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1200, "height": 1400, "deviceScaleFactor": 1, "mobile": false})
+	b.waitFor(t, `document.body.dataset.loaded === "true" && !!document.querySelector('#scores tr.retr td.retrieval .cibar')`)
+	edges, _ := b.eval(t, `(() => { const t = document.getElementById("scores"), s = t.closest("section");
+		return [t.getBoundingClientRect().right, s.getBoundingClientRect().right, document.documentElement.scrollWidth, window.innerWidth]; })()`).([]any)
+	if len(edges) != 4 {
+		t.Fatalf("edges: %v", edges)
+	}
+	table, section, page, viewport := edges[0].(float64), edges[1].(float64), edges[2].(float64), edges[3].(float64)
+	if viewport != 1200 || table > section || page > viewport {
+		t.Errorf("at %v px: score table ends at %v, its panel at %v, the page is %v wide; want the table inside its panel and no page wider than the window",
+			viewport, table, section, page)
+	}
+	dir := os.Getenv("ROBUSTREAM_TEST_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "dashboard-rare.png")
+	img := b.screenshot(t)
+	if cfg, err := png.DecodeConfig(bytes.NewReader(img)); err != nil || cfg.Width != 1200 {
+		t.Errorf("screenshot: %v, %+v; want a PNG 1200 px wide", err, cfg)
+	}
+	if err := os.WriteFile(shot, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("dashboard screenshot: %s", shot)
+}
+
 func hasModel(s scoresResponse, model string) bool {
 	for _, m := range s.Models {
 		if m.Model == model {
@@ -247,12 +374,117 @@ func checkScoreRow(dom, model string) string {
 	if cell == nil {
 		return "the row of " + model + " has no td.overall"
 	}
-	s := strings.TrimSpace(text(cell))
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(v >= 0 && v <= 1) { // NaN fails too
-		return "the overall score of " + model + " is " + strconv.Quote(s) + ", want a number in [0, 1]"
+	if _, problem := scoreCell(cell); problem != "" {
+		return "the overall score of " + model + ": " + problem
 	}
 	return ""
+}
+
+// checkRAREScores looks in the rendered DOM for RARE's four scores of
+// model, each with its interval as the API gives it (overall_ci, …; the
+// page rounds to three decimals), and one row per retriever of the API
+// with its retrieval score. It returns what is wrong, or "".
+func checkRAREScores(dom string, m scoreRow) string {
+	doc, err := html.Parse(strings.NewReader(dom))
+	if err != nil {
+		return "cannot parse the DOM: " + err.Error()
+	}
+	table := find(doc, func(n *html.Node) bool { return n.Data == "table" && attr(n, "id") == "scores" })
+	if table == nil {
+		return "no table#scores"
+	}
+	row := find(table, func(n *html.Node) bool {
+		return n.Data == "tr" && attr(n, "data-model") == m.Model && !hasClass(n, "retr")
+	})
+	if row == nil {
+		return "no row of " + m.Model + " in #scores"
+	}
+	check := func(where *html.Node, class string, v *float64, ci *[2]float64) string {
+		cell := find(where, func(n *html.Node) bool { return n.Data == "td" && hasClass(n, class) })
+		if cell == nil {
+			return "no td." + class
+		}
+		got, problem := scoreCell(cell)
+		if problem != "" {
+			return class + ": " + problem
+		}
+		if v == nil || !shows(got.value, *v) {
+			return fmt.Sprintf("%s shows %s, the API says %v", class, got.value, v)
+		}
+		if ci == nil {
+			return class + ": the API gives no interval (want one: the model has many questions)"
+		}
+		lo, hi, ok := strings.Cut(got.ci, "–")
+		if !ok || !shows(lo, ci[0]) || !shows(hi, ci[1]) || ci[0] > *v || *v > ci[1] {
+			return fmt.Sprintf("%s's interval shows %q, the API's is %v around %v", class, got.ci, *ci, *v)
+		}
+		if !got.bar {
+			return class + ": no interval drawn (svg.cibar with a .ci-range line)"
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		class string
+		v     *float64
+		ci    *[2]float64
+	}{{"overall", m.Overall, m.OverallCI}, {"query", m.Query, m.QueryCI}, {"document", m.Document, m.DocumentCI}, {"retrieval", m.Retrieval, m.RetrievalCI}} {
+		if p := check(row, c.class, c.v, c.ci); p != "" {
+			return m.Model + ": " + p
+		}
+	}
+	if len(m.Retrievers) == 0 {
+		return m.Model + ": the API gives no retriever"
+	}
+	for _, r := range m.Retrievers {
+		rr := find(table, func(n *html.Node) bool {
+			return n.Data == "tr" && hasClass(n, "retr") && attr(n, "data-model") == m.Model && attr(n, "data-retriever") == r.Retriever
+		})
+		if rr == nil {
+			return m.Model + ": no row for retriever " + r.Retriever
+		}
+		if !strings.Contains(text(rr), r.Retriever) {
+			return m.Model + ": the row of " + r.Retriever + " does not name it"
+		}
+		if p := check(rr, "retrieval", r.Retrieval, r.RetrievalCI); p != "" {
+			return m.Model + " " + r.Retriever + ": " + p
+		}
+	}
+	return ""
+}
+
+// shows says whether s is v to three decimals (the page rounds half up,
+// Go's formatting to even: compare the numbers).
+func shows(s string, v float64) bool {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil && len(s) == len("0.000") && math.Abs(f-v) <= 0.0005+1e-9
+}
+
+// shownScore is what a score cell of #scores shows.
+type shownScore struct {
+	value, ci string
+	bar       bool
+}
+
+// scoreCell reads a score cell: its value (the link), its interval text
+// and whether the interval is drawn; problem says what is wrong.
+func scoreCell(cell *html.Node) (shownScore, string) {
+	var s shownScore
+	a := find(cell, func(n *html.Node) bool { return n.Data == "a" })
+	if a == nil {
+		return s, "no link to the model's kinds"
+	}
+	s.value = strings.TrimSpace(text(a))
+	v, err := strconv.ParseFloat(s.value, 64)
+	if err != nil || !(v >= 0 && v <= 1) { // NaN fails too
+		return s, strconv.Quote(s.value) + ", want a number in [0, 1]"
+	}
+	if ci := find(cell, func(n *html.Node) bool { return n.Data == "span" && hasClass(n, "ci") }); ci != nil {
+		s.ci = strings.TrimSpace(text(ci))
+	}
+	if bar := find(cell, func(n *html.Node) bool { return n.Data == "svg" && hasClass(n, "cibar") }); bar != nil {
+		s.bar = find(bar, func(n *html.Node) bool { return n.Data == "line" && hasClass(n, "ci-range") }) != nil
+	}
+	return s, ""
 }
 
 // find returns the first element under n (n included, depth first) that

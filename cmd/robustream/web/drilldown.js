@@ -80,6 +80,12 @@ function drillHref(view, params) {
     return s;
   }
   function num(v, d) { return v === undefined || v === null || isNaN(v) ? "—" : Number(v).toFixed(d === undefined ? 3 : d); }
+  // numCI is a score with its 95% confidence interval, when the API gives
+  // one ([lo, hi]; none below two units).
+  function numCI(v, c) {
+    const known = Array.isArray(c) && c.length === 2 && c.every(x => x !== null && x !== undefined && !isNaN(x));
+    return known && v !== null && v !== undefined ? num(v) + " (" + num(c[0]) + "–" + num(c[1]) + ")" : num(v);
+  }
   function verdict(v) { const s = node("span", v, "verdict " + v); s.dataset.verdict = v; return s; }
   function table(heads) {
     const t = node("table");
@@ -127,6 +133,8 @@ function drillHref(view, params) {
       for (const [k, label] of [["overall", "overall"], ["query", "query"], ["document", "document"], ["retrieval", "retrieval"]]) {
         const b = node("b", num(m[k]));
         const s = node("span", label + " "); s.append(b);
+        const c = m[k + "_ci"];
+        if (Array.isArray(c) && c[0] !== null && c[1] !== null) s.append(" (95% CI " + num(c[0]) + "–" + num(c[1]) + ")");
         f.append(s);
       }
       f.append(node("span", m.n + " outcomes"));
@@ -154,22 +162,22 @@ function drillHref(view, params) {
     out.push(rare);
     const srows = sure.rows.filter(r => r.model === model);
     if (srows.length) {
-      const s = card("SURE per kind", "RR = answers unchanged, WR = wrong → right, LR = right → wrong when the spurious feature is added.");
+      const s = card("SURE per kind", "RR = answers unchanged, WR = wrong → right, LR = right → wrong when the spurious feature is added; in brackets each share's 95% confidence interval over instances.");
       const st = table(["·axis", "·kind", "instances", "RR", "WR", "LR", ""]);
       for (const r of srows) {
         const href = drillHref("questions", { model, family: "sure", axis: r.axis, kind: r.kind, window: w === "all" ? "" : w });
-        row(st, [td(r.axis, "l"), td(link(r.kind, href), "l"), r.cnt, num(r.rr), num(r.wr), num(r.lr), td(link("questions →", href))]);
+        row(st, [td(r.axis, "l"), td(link(r.kind, href), "l"), r.cnt, numCI(r.rr, r.rr_ci), numCI(r.wr, r.wr_ci), numCI(r.lr, r.lr_ci), td(link("questions →", href))]);
       }
       s.append(st);
       out.push(s);
     }
     const grows = grade.rows.filter(r => r.model === model);
     if (grows.length) {
-      const s = card("GRADE per hops and D_r quartile", "Error rate of the answers over retrieved contexts; Q1 = the closest retrieval distance.");
+      const s = card("GRADE per hops and D_r quartile", "Error rate of the answers over retrieved contexts, in brackets its 95% confidence interval; Q1 = the closest retrieval distance.");
       const gt = table(["·similarity", "hops", "D_r quartile", "D_r range", "answers", "error rate", ""]);
       for (const r of grows) {
         const href = drillHref("questions", { model, family: "grade", hops: r.hops, quartile: r.quartile, window: w === "all" ? "" : w });
-        row(gt, [td(r.sim_func || "—", "l"), r.hops, "Q" + r.quartile, num(r.dr_min, 2) + "–" + num(r.dr_max, 2), r.cnt, num(r.error_rate), td(link("questions →", href))]);
+        row(gt, [td(r.sim_func || "—", "l"), r.hops, "Q" + r.quartile, num(r.dr_min, 2) + "–" + num(r.dr_max, 2), r.cnt, numCI(r.error_rate, r.error_rate_ci), td(link("questions →", href))]);
       }
       s.append(gt);
       out.push(s);
@@ -179,7 +187,7 @@ function drillHref(view, params) {
       const s = card("PRGB", "Mean score over the placeholder variants.");
       const href = drillHref("questions", { model, family: "prgb", window: w === "all" ? "" : w });
       const pt = table(["·family", "data points", "score", ""]);
-      row(pt, [td("prgb", "l"), prow.cnt, num(prow.score), td(link("questions →", href))]);
+      row(pt, [td("prgb", "l"), prow.cnt, numCI(prow.score, prow.score_ci), td(link("questions →", href))]);
       s.append(pt);
       out.push(s);
     }
