@@ -53,6 +53,7 @@ import (
 var clusterShardKeys = map[string]string{
 	"documents":            "cityHash64(doc_id)",
 	"chunks":               "cityHash64(chunk_id)",
+	"chunk_vectors":        "cityHash64(chunk_id)",
 	"triplets":             "cityHash64(triplet_id)",
 	"questions":            "cityHash64(question_id)",
 	"question_retirements": "cityHash64(question_id)",

@@ -142,7 +142,16 @@ CREATE TABLE IF NOT EXISTS robustream.eval_results_local ON CLUSTER rs_cluster
     domain           String,
     published_at     DateTime,
     evaluated_at     DateTime,
-    produced_at      DateTime
+    produced_at      DateTime,
+    retriever        String,
+    retrieved        Array(String),
+    retrieved_sources Array(String),
+    retrieved_scores Array(Float64),
+    retrieval_hit    UInt8,
+    retrieval_recall Float64,
+    retrieval_precision Float64,
+    retrieval_rr     Float64,
+    index_state      String
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/eval_results_local', '{replica}', produced_at)
 ORDER BY (request_id, variant_id);
@@ -290,19 +299,31 @@ GROUP BY bucket, model_id, family, metric, axis, kind, pattern, domain;
 -- 030_score_views.sql
 DROP TABLE IF EXISTS robustream.rare_scores ON CLUSTER rs_cluster;
 
+DROP TABLE IF EXISTS robustream.rare_retrieval_scores ON CLUSTER rs_cluster;
+
+DROP TABLE IF EXISTS robustream.retrieval_hit_rates ON CLUSTER rs_cluster;
+
 DROP TABLE IF EXISTS robustream.sure_scores ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.sure_kind_scores ON CLUSTER rs_cluster;
 
-DROP TABLE IF EXISTS robustream.grade_matrix ON CLUSTER rs_cluster;
+DROP TABLE IF EXISTS robustream.sure_split_scores ON CLUSTER rs_cluster;
+
+DROP TABLE IF EXISTS robustream.sure_model_scores ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.grade_matrix_by_dr_agg ON CLUSTER rs_cluster;
+
+DROP TABLE IF EXISTS robustream.grade_matrix ON CLUSTER rs_cluster;
+
+DROP TABLE IF EXISTS robustream.grade_dr_quartiles ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.prgb_scores ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.prgb_task_scores ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.rare_question_scores ON CLUSTER rs_cluster;
+
+DROP TABLE IF EXISTS robustream.rare_retrieval_questions ON CLUSTER rs_cluster;
 
 DROP TABLE IF EXISTS robustream.sure_instances ON CLUSTER rs_cluster;
 
@@ -339,6 +360,25 @@ FROM
     FROM robustream.outcomes FINAL
     WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross')
     GROUP BY model_id, question_id, pattern, hops, domain, published_at
+);
+
+CREATE VIEW IF NOT EXISTS robustream.rare_retrieval_questions ON CLUSTER rs_cluster AS
+SELECT
+    model_id, question_id, retriever, pattern, hops, domain, published_at,
+    last_evaluated AS evaluated_at,
+    cnt AS n,
+    f_sum,
+    f_sum / cnt AS retrieval_robustness
+FROM
+(
+    SELECT
+        model_id, question_id, kind AS retriever, pattern, hops, domain, published_at,
+        max(evaluated_at) AS last_evaluated,
+        count() AS cnt,
+        sum(value) AS f_sum
+    FROM robustream.outcomes FINAL
+    WHERE family = 'rare' AND metric = 'f' AND axis IN ('original', 'query', 'document', 'retrieval', 'cross') AND axis = 'retrieval'
+    GROUP BY model_id, question_id, kind, pattern, hops, domain, published_at
 );
 
 CREATE VIEW IF NOT EXISTS robustream.sure_instances ON CLUSTER rs_cluster AS
@@ -426,7 +466,35 @@ FROM
     GROUP BY model_id, question_id, metric, pattern, hops, domain, published_at
 );
 
--- 035_rare_scores.sql
+-- 040_question_retirements.sql
+CREATE TABLE IF NOT EXISTS robustream.question_retirements_local ON CLUSTER rs_cluster
+(
+    question_id String,
+    reason      String,
+    doc_id      String,
+    produced_at DateTime
+)
+ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/question_retirements_local', '{replica}', produced_at)
+ORDER BY question_id;
+
+CREATE TABLE IF NOT EXISTS robustream.question_retirements ON CLUSTER rs_cluster AS robustream.question_retirements_local
+ENGINE = Distributed(rs_cluster, robustream, question_retirements_local, cityHash64(question_id));
+
+DROP TABLE IF EXISTS robustream.active_questions ON CLUSTER rs_cluster;
+
+CREATE VIEW IF NOT EXISTS robustream.active_questions ON CLUSTER rs_cluster AS
+SELECT *
+FROM robustream.questions
+WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
+
+DROP TABLE IF EXISTS robustream.current_outcomes ON CLUSTER rs_cluster;
+
+CREATE VIEW IF NOT EXISTS robustream.current_outcomes ON CLUSTER rs_cluster AS
+SELECT *
+FROM robustream.outcomes
+WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
+
+-- 050_score_aggregates.sql
 CREATE VIEW IF NOT EXISTS robustream.rare_scores ON CLUSTER rs_cluster AS
 SELECT
     model_id,
@@ -464,6 +532,27 @@ FROM
     GROUP BY model_id
 );
 
+CREATE VIEW IF NOT EXISTS robustream.rare_retrieval_scores ON CLUSTER rs_cluster AS
+SELECT
+    model_id,
+    retriever,
+    all_n AS n,
+    q_cnt AS questions,
+    qsum / q_cnt AS retrieval_robustness,
+    all_sum / all_n AS retrieval_robustness_pooled
+FROM
+(
+    SELECT
+        model_id,
+        retriever,
+        count() AS q_cnt,
+        sum(retrieval_robustness) AS qsum,
+        sum(n) AS all_n,
+        sum(f_sum) AS all_sum
+    FROM robustream.rare_retrieval_questions
+    GROUP BY model_id, retriever
+);
+
 CREATE VIEW IF NOT EXISTS robustream.retrieval_hit_rates ON CLUSTER rs_cluster AS
 SELECT
     model_id,
@@ -471,44 +560,19 @@ SELECT
     hit_n AS n
 FROM
 (
-    SELECT model_id, sum(n) AS hit_n, sum(value_sum) AS hit_sum
-    FROM robustream.robustness_1h
+    SELECT model_id, count() AS hit_n, sum(value) AS hit_sum
+    FROM robustream.outcomes FINAL
     WHERE family = 'rare' AND metric = 'retrieval_hit'
     GROUP BY model_id
 );
 
--- 040_question_retirements.sql
-CREATE TABLE IF NOT EXISTS robustream.question_retirements_local ON CLUSTER rs_cluster
-(
-    question_id String,
-    reason      String,
-    doc_id      String,
-    produced_at DateTime
-)
-ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/question_retirements_local', '{replica}', produced_at)
-ORDER BY question_id;
-
-CREATE TABLE IF NOT EXISTS robustream.question_retirements ON CLUSTER rs_cluster AS robustream.question_retirements_local
-ENGINE = Distributed(rs_cluster, robustream, question_retirements_local, cityHash64(question_id));
-
-DROP TABLE IF EXISTS robustream.active_questions ON CLUSTER rs_cluster;
-
-CREATE VIEW IF NOT EXISTS robustream.active_questions ON CLUSTER rs_cluster AS
-SELECT *
-FROM robustream.questions
-WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
-
-DROP TABLE IF EXISTS robustream.current_outcomes ON CLUSTER rs_cluster;
-
-CREATE VIEW IF NOT EXISTS robustream.current_outcomes ON CLUSTER rs_cluster AS
-SELECT *
-FROM robustream.outcomes
-WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
-
--- 050_score_aggregates.sql
 CREATE VIEW IF NOT EXISTS robustream.sure_scores ON CLUSTER rs_cluster AS
 SELECT
-    model_id, axis, kind, known, golden,
+    model_id,
+    axis,
+    kind,
+    known,
+    golden,
     cnt AS n,
     rr_cnt / cnt AS rr,
     wr_cnt / cnt AS wr,
@@ -518,7 +582,11 @@ SELECT
 FROM
 (
     SELECT
-        model_id, axis, kind, known, golden,
+        model_id,
+        axis,
+        kind,
+        known,
+        golden,
         count() AS cnt,
         countIf(c = 0) AS rr_cnt,
         countIf(c = -1) AS wr_cnt,
@@ -530,7 +598,9 @@ FROM
 
 CREATE VIEW IF NOT EXISTS robustream.sure_kind_scores ON CLUSTER rs_cluster AS
 SELECT
-    model_id, axis, kind,
+    model_id,
+    axis,
+    kind,
     cnt AS n,
     rr_cnt / cnt AS rr,
     wr_cnt / cnt AS wr,
@@ -540,7 +610,9 @@ SELECT
 FROM
 (
     SELECT
-        model_id, axis, kind,
+        model_id,
+        axis,
+        kind,
         count() AS cnt,
         countIf(c = 0) AS rr_cnt,
         countIf(c = -1) AS wr_cnt,
@@ -550,13 +622,64 @@ FROM
     GROUP BY model_id, axis, kind
 );
 
+CREATE VIEW IF NOT EXISTS robustream.sure_split_scores ON CLUSTER rs_cluster AS
+SELECT
+    model_id,
+    known,
+    golden,
+    cnt AS n,
+    rr_cnt / cnt AS rr,
+    wr_cnt / cnt AS wr,
+    lr_cnt / cnt AS lr,
+    y_orig_sum / cnt AS acc_original,
+    y_orig_sum / cnt + wr_cnt / cnt - lr_cnt / cnt AS acc_perturbed
+FROM
+(
+    SELECT
+        model_id,
+        known,
+        golden,
+        count() AS cnt,
+        countIf(c = 0) AS rr_cnt,
+        countIf(c = -1) AS wr_cnt,
+        countIf(c = 1) AS lr_cnt,
+        sum(y_original) AS y_orig_sum
+    FROM robustream.sure_instances
+    GROUP BY model_id, known, golden
+);
+
+CREATE VIEW IF NOT EXISTS robustream.sure_model_scores ON CLUSTER rs_cluster AS
+SELECT
+    model_id,
+    cnt AS n,
+    rr_cnt / cnt AS rr,
+    wr_cnt / cnt AS wr,
+    lr_cnt / cnt AS lr,
+    y_orig_sum / cnt AS acc_original,
+    y_orig_sum / cnt + wr_cnt / cnt - lr_cnt / cnt AS acc_perturbed
+FROM
+(
+    SELECT
+        model_id,
+        count() AS cnt,
+        countIf(c = 0) AS rr_cnt,
+        countIf(c = -1) AS wr_cnt,
+        countIf(c = 1) AS lr_cnt,
+        sum(y_original) AS y_orig_sum
+    FROM robustream.sure_instances
+    GROUP BY model_id
+);
+
 CREATE VIEW IF NOT EXISTS robustream.grade_matrix_by_dr_agg ON CLUSTER rs_cluster AS
 SELECT
-    model_id, hops, dr_quartile,
+    model_id,
+    hops,
+    dr_quartile,
     sum(row_n) AS n,
     1 - avg(row_correct / row_n) AS error_rate,
     count() AS questions,
-    sim_func, dr_agg,
+    sim_func,
+    dr_agg,
     1 - sum(row_correct) / sum(row_n) AS error_rate_pooled,
     min(row_dr) AS dr_min,
     max(row_dr) AS dr_max
@@ -565,6 +688,7 @@ FROM
     SELECT
         sim_func, dr_agg,
         tupleElement(row, 1) AS row_dr,
+        tupleElement(row, 2) AS row_question,
         tupleElement(row, 3) AS model_id,
         tupleElement(row, 4) AS hops,
         tupleElement(row, 5) AS row_n,
@@ -590,9 +714,83 @@ FROM
 GROUP BY sim_func, dr_agg, model_id, hops, dr_quartile;
 
 CREATE VIEW IF NOT EXISTS robustream.grade_matrix ON CLUSTER rs_cluster AS
-SELECT model_id, hops, dr_quartile, n, error_rate, questions, sim_func, error_rate_pooled, dr_min, dr_max
-FROM robustream.grade_matrix_by_dr_agg
-WHERE dr_agg = 'min';
+SELECT
+    model_id,
+    hops,
+    dr_quartile,
+    sum(row_n) AS n,
+    1 - avg(row_correct / row_n) AS error_rate,
+    count() AS questions,
+    sim_func,
+    1 - sum(row_correct) / sum(row_n) AS error_rate_pooled,
+    min(row_dr) AS dr_min,
+    max(row_dr) AS dr_max
+FROM
+(
+    SELECT
+        sim_func, dr_agg,
+        tupleElement(row, 1) AS row_dr,
+        tupleElement(row, 2) AS row_question,
+        tupleElement(row, 3) AS model_id,
+        tupleElement(row, 4) AS hops,
+        tupleElement(row, 5) AS row_n,
+        tupleElement(row, 6) AS row_correct,
+        intDiv((rank - 1) * 4, total) + 1 AS dr_quartile
+    FROM
+    (
+        SELECT
+            sim_func, dr_agg, sorted,
+            arrayCumSum(arrayMap(i -> if(i = 1 OR tupleElement(sorted[i], 2) != tupleElement(sorted[i - 1], 2), 1, 0), arrayEnumerate(sorted))) AS ranks,
+            ranks[length(ranks)] AS total
+        FROM
+        (
+            SELECT
+                sim_func, dr_agg,
+                arraySort(groupArray((difficulty, question_id, model_id, hops, n, correct))) AS sorted
+            FROM robustream.grade_questions
+            WHERE dr_agg = 'min'
+            GROUP BY sim_func, dr_agg
+        )
+    )
+    ARRAY JOIN sorted AS row, ranks AS rank
+)
+GROUP BY sim_func, dr_agg, model_id, hops, dr_quartile;
+
+CREATE VIEW IF NOT EXISTS robustream.grade_dr_quartiles ON CLUSTER rs_cluster AS
+SELECT
+    sim_func, dr_agg, dr_quartile,
+    uniqExact(row_question) AS questions,
+    min(row_dr) AS dr_min,
+    max(row_dr) AS dr_max
+FROM
+(
+    SELECT
+        sim_func, dr_agg,
+        tupleElement(row, 1) AS row_dr,
+        tupleElement(row, 2) AS row_question,
+        tupleElement(row, 3) AS model_id,
+        tupleElement(row, 4) AS hops,
+        tupleElement(row, 5) AS row_n,
+        tupleElement(row, 6) AS row_correct,
+        intDiv((rank - 1) * 4, total) + 1 AS dr_quartile
+    FROM
+    (
+        SELECT
+            sim_func, dr_agg, sorted,
+            arrayCumSum(arrayMap(i -> if(i = 1 OR tupleElement(sorted[i], 2) != tupleElement(sorted[i - 1], 2), 1, 0), arrayEnumerate(sorted))) AS ranks,
+            ranks[length(ranks)] AS total
+        FROM
+        (
+            SELECT
+                sim_func, dr_agg,
+                arraySort(groupArray((difficulty, question_id, model_id, hops, n, correct))) AS sorted
+            FROM robustream.grade_questions
+            GROUP BY sim_func, dr_agg
+        )
+    )
+    ARRAY JOIN sorted AS row, ranks AS rank
+)
+GROUP BY sim_func, dr_agg, dr_quartile;
 
 CREATE VIEW IF NOT EXISTS robustream.prgb_scores ON CLUSTER rs_cluster AS
 SELECT
@@ -617,7 +815,8 @@ FROM
 
 CREATE VIEW IF NOT EXISTS robustream.prgb_task_scores ON CLUSTER rs_cluster AS
 SELECT
-    model_id, task_class,
+    model_id,
+    task_class,
     points AS n,
     score_sum / points AS score,
     all_correct / points AS all_correct_share,
@@ -626,7 +825,8 @@ SELECT
 FROM
 (
     SELECT
-        model_id, task_class,
+        model_id,
+        task_class,
         count() AS points,
         sum(score) AS score_sum,
         countIf(score = 1) AS all_correct,
@@ -663,6 +863,22 @@ ORDER BY (alert_id, state);
 CREATE TABLE IF NOT EXISTS robustream.alert_summaries ON CLUSTER rs_cluster AS robustream.alert_summaries_local
 ENGINE = Distributed(rs_cluster, robustream, alert_summaries_local, cityHash64(alert_id));
 
+-- 085_chunk_vectors.sql
+CREATE TABLE IF NOT EXISTS robustream.chunk_vectors_local ON CLUSTER rs_cluster
+(
+    embedder    String,
+    chunk_id    String,
+    doc_id      String,
+    doc_version UInt32,
+    vector      Array(Float32),
+    embedded_at DateTime
+)
+ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/chunk_vectors_local', '{replica}')
+ORDER BY (embedder, chunk_id);
+
+CREATE TABLE IF NOT EXISTS robustream.chunk_vectors ON CLUSTER rs_cluster AS robustream.chunk_vectors_local
+ENGINE = Distributed(rs_cluster, robustream, chunk_vectors_local, cityHash64(chunk_id));
+
 -- 100_dedup_window.min-22.2.sql (ClickHouse 22.2 or later)
 ALTER TABLE robustream.documents_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
@@ -689,3 +905,40 @@ ALTER TABLE robustream.robustness_5m_local ON CLUSTER rs_cluster MODIFY SETTING 
 ALTER TABLE robustream.robustness_1h_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
 
 ALTER TABLE robustream.robustness_1d_local ON CLUSTER rs_cluster MODIFY SETTING replicated_deduplication_window = 10000;
+
+-- 110_eval_retrieval.sql
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retriever String;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retriever String;
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved Array(String);
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved Array(String);
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved_sources Array(String);
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved_sources Array(String);
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved_scores Array(Float64);
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieved_scores Array(Float64);
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_hit UInt8;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_hit UInt8;
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_recall Float64;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_recall Float64;
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_precision Float64;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_precision Float64;
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_rr Float64;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS retrieval_rr Float64;
+
+ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS index_state String;
+
+ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS index_state String;
