@@ -56,8 +56,14 @@ func TestStagesChunkMaxTokens(t *testing.T) {
 	}
 	corpus := t.TempDir()
 	var b strings.Builder
+	// Forty lenders, each with facts of its own: a run that asks no
+	// question fails eval --once's gate, and one subject with forty values
+	// of one fact is never asked (its chunk names no single answer).
+	prefixes := []string{"Northwind", "Eastgate", "Silverline", "Redfield", "Bluewater", "Greenhill", "Stonebridge", "Oakmont"}
+	suffixes := []string{"Bank", "Credit Union", "Savings", "Trust", "Capital"}
 	for i := 0; i < 40; i++ {
-		b.WriteString("Northwind Bank opened " + strconv.Itoa(i+3) + " branches in the northern region during 2026, and its deposits grew by " + strconv.Itoa(i%9+2) + " percent. ")
+		name := prefixes[i%len(prefixes)] + " " + suffixes[i/len(prefixes)]
+		b.WriteString(name + " opened " + strconv.Itoa(i+3) + " branches in the northern region during 2026, and its deposits grew by " + strconv.Itoa(i%9+2) + " percent. ")
 	}
 	if err := os.WriteFile(filepath.Join(corpus, "report.md"), []byte("# Northwind\n\n"+b.String()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
