@@ -301,6 +301,12 @@ func benchStages(ctx context.Context, e *engine, inputs map[string][]streams.Mes
 		if strings.HasPrefix(spec.name, "sink.") || off || (len(only) > 0 && !contains(only, spec.name)) {
 			continue
 		}
+		if why := stageIdle(spec, e); why != "" {
+			// Nothing to time: a figure for a run that makes nothing
+			// would be that of reading and dropping its input.
+			fmt.Fprintf(w, "%-10s idle under this configuration, not measured: %s\n", spec.name, why)
+			continue
+		}
 		var in []streams.Message
 		for _, t := range spec.inputs {
 			in = append(in, inputs[t]...)
@@ -325,6 +331,14 @@ func benchStages(ctx context.Context, e *engine, inputs map[string][]streams.Mes
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// stageIdle is why spec has no work under e's models ("" when it has).
+func stageIdle(spec stageSpec, e *engine) string {
+	if spec.idle == nil {
+		return ""
+	}
+	return spec.idle(e)
 }
 
 // benchStage produces msgs to a fresh input topic and runs the stage, with

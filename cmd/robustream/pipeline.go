@@ -28,6 +28,12 @@ type stageSpec struct {
 	// enabled, when set, says whether the stage runs under a config (a
 	// stage that needs configuring, such as the alert receivers).
 	enabled func(c *Config) bool
+	// idle, when set, says why the stage, though running, has no work
+	// under the engine's models ("" when it has some): source_self
+	// without a generator or a model under test that writes. The bench
+	// lists such a stage as idle instead of timing a run that makes
+	// nothing.
+	idle func(e *engine) string
 }
 
 func processorStage(name, input string, outs []string, build func(e *engine) (streams.Processor, error)) stageSpec {

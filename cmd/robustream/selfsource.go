@@ -54,7 +54,7 @@ func withSelfSource(kinds []perturb.Kind, set modelSet) []perturb.Kind {
 // variants and writes each model's own rewrite, or a marker, back to
 // rs.variants, with the perturb stage's reply cache and skip counts.
 func selfSourceStage() stageSpec {
-	return processorStage(perturb.SelfStageName, streams.TopicVariants, []string{streams.TopicVariants}, func(e *engine) (streams.Processor, error) {
+	spec := processorStage(perturb.SelfStageName, streams.TopicVariants, []string{streams.TopicVariants}, func(e *engine) (streams.Processor, error) {
 		var counter perturb.SkipCounter
 		if e.perturb != nil {
 			counter = e.perturb
@@ -67,4 +67,22 @@ func selfSourceStage() stageSpec {
 		e.selfSource = st
 		return st, nil
 	})
+	spec.idle = selfSourceIdle
+	return spec
+}
+
+// selfSourceIdle says why source_self has nothing to make under the
+// engine's models: perturb declares its slot only with a generator (the
+// entailment judge) and only when a model under test writes its own
+// rewrite (withSelfSource); otherwise every original passes it by.
+func selfSourceIdle(e *engine) string {
+	if e.models.generator == nil {
+		return "no generator in models.yaml to judge the rewrites, so perturb declares no source_self slot"
+	}
+	for _, m := range selfModels(e.models) {
+		if m.Writer != nil {
+			return ""
+		}
+	}
+	return "no model under test writes its own rewrite (only remote LLMs do), so perturb declares no source_self slot"
 }
