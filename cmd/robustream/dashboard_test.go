@@ -267,6 +267,13 @@ func TestDashboardRAREIntervals(t *testing.T) {
 		t.Errorf("at %v px: score table ends at %v, its panel at %v, the page is %v wide; want the table inside its panel and no page wider than the window",
 			viewport, table, section, page)
 	}
+	// No other table runs out of its panel either (into the next one);
+	// tables in a scrolling box scroll instead.
+	over := b.eval(t, `[...document.querySelectorAll("main table")].filter(t => !t.closest(".scroll") &&
+		t.getBoundingClientRect().right > t.closest("section").getBoundingClientRect().right + 0.5).map(t => t.id)`)
+	if l, ok := over.([]any); !ok || len(l) > 0 {
+		t.Errorf("at 1200 px these tables run out of their panels: %v", over)
+	}
 	dir := os.Getenv("ROBUSTREAM_TEST_SCREENSHOT_DIR")
 	if dir == "" {
 		dir = t.TempDir()

@@ -33,6 +33,13 @@ type RetrievalRow struct {
 	Recall    Score `json:"recall"`
 	Precision Score `json:"precision"`
 	MRR       Score `json:"mrr"`
+	// x_ci is the 95% interval of x over the results: Wilson's for the
+	// hit rate (a share), the normal one for the means of per-result
+	// values (docs/methods.md, Metric families).
+	HitRateCI   CI `json:"hit_rate_ci"`
+	RecallCI    CI `json:"recall_ci"`
+	PrecisionCI CI `json:"precision_ci"`
+	MRRCI       CI `json:"mrr_ci"`
 }
 
 // retrievalWhere selects the results whose retrieval is measured.
@@ -40,9 +47,14 @@ const retrievalWhere = "retriever != '' AND error = '' AND index_state != '" + s
 
 // RetrievalQuery is the retrieval metrics per model and retriever over w.
 func RetrievalQuery(w Window) string {
+	cis := wilson("hit_rate", "avg(retrieval_hit)", "count()")
+	for _, c := range [][2]string{{"recall", "retrieval_recall"}, {"precision", "retrieval_precision"}, {"mrr", "retrieval_rr"}} {
+		cis = append(cis, ci(c[0], "avg("+c[1]+")", "stddevSamp("+c[1]+")", "count()")...)
+	}
 	return `SELECT model_id, retriever, max(length(retrieved)) AS k, count() AS n,
     avg(retrieval_hit) AS hit_rate, avg(retrieval_recall) AS recall,
-    avg(retrieval_precision) AS precision, avg(retrieval_rr) AS mrr
+    avg(retrieval_precision) AS precision, avg(retrieval_rr) AS mrr,
+` + list("    ", cis) + `
 FROM robustream.eval_results FINAL` + where("", w, retrievalWhere) + `
 GROUP BY model_id, retriever
 ORDER BY model_id, retriever`
@@ -57,7 +69,8 @@ func Retrieval(ctx context.Context, q QueryFunc, w Window) ([]RetrievalRow, erro
 	out := []RetrievalRow{}
 	for _, r := range rows {
 		out = append(out, RetrievalRow{Model: r["model_id"], Retriever: r["retriever"], K: r.Count("k"), N: r.Count("n"),
-			HitRate: r.Score("hit_rate"), Recall: r.Score("recall"), Precision: r.Score("precision"), MRR: r.Score("mrr")})
+			HitRate: r.Score("hit_rate"), Recall: r.Score("recall"), Precision: r.Score("precision"), MRR: r.Score("mrr"),
+			HitRateCI: r.CI("hit_rate"), RecallCI: r.CI("recall"), PrecisionCI: r.CI("precision"), MRRCI: r.CI("mrr")})
 	}
 	return out, nil
 }

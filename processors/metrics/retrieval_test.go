@@ -87,6 +87,30 @@ func TestRetrievalByHand(t *testing.T) {
 				t.Errorf("row %d: %+v, want %+v", i, g, w)
 			}
 		}
+		// Intervals over the results, from the per-result values here:
+		// shop-rag's hits 3 of 5 (Wilson), recall 1 .5 .5 0 0, precision
+		// 2/3 .5 .5 0 0, reciprocal ranks .5 1 .5 0 0 (normal).
+		s := got[1]
+		_, recall := meanCI(1, 0.5, 0.5, 0, 0)
+		_, precision := meanCI(2.0/3, 0.5, 0.5, 0, 0)
+		_, mrr := meanCI(0.5, 1, 0.5, 0, 0)
+		for _, c := range []struct {
+			name      string
+			got, want [2]float64
+		}{
+			{"hit_rate", [2]float64{float64(s.HitRateCI[0]), float64(s.HitRateCI[1])}, wilsonGo(3, 5)},
+			{"recall", [2]float64{float64(s.RecallCI[0]), float64(s.RecallCI[1])}, recall},
+			{"precision", [2]float64{float64(s.PrecisionCI[0]), float64(s.PrecisionCI[1])}, precision},
+			{"mrr", [2]float64{float64(s.MRRCI[0]), float64(s.MRRCI[1])}, mrr},
+		} {
+			if !near(Score(c.got[0]), c.want[0]) || !near(Score(c.got[1]), c.want[1]) {
+				t.Errorf("shop-rag %s_ci %v, want %v", c.name, c.got, c.want)
+			}
+		}
+		// bm25_top3's hit rate 1 of 2: Wilson keeps a width.
+		if b := got[0].HitRateCI; !near(b[0], wilsonGo(1, 2)[0]) || !near(b[1], wilsonGo(1, 2)[1]) {
+			t.Errorf("bm25_top3 hit_rate_ci %v, want %v", b, wilsonGo(1, 2))
+		}
 	})
 }
 
