@@ -187,10 +187,21 @@ func costRows(ctx context.Context, query queryFunc, since string, prices map[str
 	if since != "" {
 		where = "WHERE evaluated_at >= " + since
 	}
-	sql := fmt.Sprintf(`SELECT model_id, axis, closed_book, count(), sum(ti), sum(tout) FROM (
-  SELECT model_id, request_id, any(axis) AS axis, any(closed_book) AS closed_book, any(tokens_in) AS ti, any(tokens_out) AS tout
+	// A request id is shared by every cell whose prompt is the same (an
+	// original and a retrieval variant whose retriever found the golden
+	// contexts, say): its one call is labelled the same way whatever the
+	// order its rows were stored in, so the same corpus gives the same
+	// rows. It is the baseline's when any of its cells is an original or
+	// closed-book request (the call every family shares, made anyway),
+	// else the first of its axes by name; tokens are the answer's, the
+	// same on every row of one call (max only to be order-free).
+	sql := fmt.Sprintf(`SELECT model_id, ax, cb, count(), sum(ti), sum(tout) FROM (
+  SELECT model_id, request_id,
+    max(closed_book = 1 OR axis IN ('%s', '%s')) AS cb,
+    if(cb = 1, '%s', min(axis)) AS ax,
+    max(tokens_in) AS ti, max(tokens_out) AS tout
   FROM robustream.eval_results %s GROUP BY model_id, request_id)
-GROUP BY model_id, axis, closed_book ORDER BY model_id, axis`, where)
+GROUP BY model_id, ax, cb ORDER BY model_id, ax`, schemas.AxisOriginal, schemas.AxisClosedBook, schemas.AxisOriginal, where)
 	out, err := query(ctx, sql, "TabSeparated")
 	if err != nil {
 		return nil, fmt.Errorf("cost: %w", err)
