@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/robustream/robustream/processors/provider"
+	"github.com/robustream/robustream/schemas"
 	"github.com/robustream/robustream/sinks/alert"
 	"github.com/robustream/robustream/sinks/alert/alerttest"
 )
@@ -261,14 +263,59 @@ FROM robustream.eval_results FINAL WHERE model_id = 'shop-rag'`)
 	var panel struct {
 		Rows []map[string]any `json:"rows"`
 	}
+	// It has a row per model and retriever: shop-rag's service, and the
+	// built-in reader's rows of the built-in BM25 retriever (its retrieval
+	// axis variants), which may still be growing: their n is bracketed by
+	// counts taken before and after the request.
+	bm25 := `SELECT count() FROM robustream.eval_results FINAL
+WHERE model_id = 'builtin:lexical' AND retriever = 'bm25_top3' AND error = '' AND index_state != '` + schemas.IndexNotIndexed + `'`
+	bm25Before := query(t, base, bm25)[0]
 	status, body, err := httpGet(base + "/api/retrieval?window=all")
-	if err != nil || status != http.StatusOK || json.Unmarshal([]byte(body), &panel) != nil || len(panel.Rows) != 1 {
+	bm25After := query(t, base, bm25)[0]
+	if err != nil || status != http.StatusOK || json.Unmarshal([]byte(body), &panel) != nil {
 		t.Fatalf("/api/retrieval: %d %v %s", status, err, body)
 	}
-	if r := panel.Rows[0]; r["model_id"] != "shop-rag" || r["retriever"] != "service" || fmt.Sprint(r["n"]) != f[0] {
-		t.Errorf("/api/retrieval row %v, want shop-rag's %s results", r, f[0])
+	var service, builtin map[string]any
+	for _, r := range panel.Rows {
+		switch {
+		case r["model_id"] == "shop-rag" && r["retriever"] == "service":
+			service = r
+		case r["model_id"] == "builtin:lexical" && r["retriever"] == "bm25_top3":
+			builtin = r
+		default:
+			t.Errorf("/api/retrieval row %v: neither shop-rag's service nor the built-in reader's bm25_top3", r)
+		}
 	}
-	t.Logf("T: %d results of shop-rag, %s with a hit; dashboard %v", n, f[5], panel.Rows[0])
+	if service == nil || fmt.Sprint(service["n"]) != f[0] || fmt.Sprint(service["k"]) != "3" {
+		t.Errorf("/api/retrieval rows %v, want shop-rag's service row over its %s results, k 3", panel.Rows, f[0])
+	}
+	if builtin == nil {
+		t.Fatalf("/api/retrieval rows %v lack the built-in reader's bm25_top3 row", panel.Rows)
+	}
+	num := func(r map[string]any, key string) float64 {
+		v, err := strconv.ParseFloat(fmt.Sprint(r[key]), 64)
+		if err != nil {
+			t.Errorf("/api/retrieval row %v: %s = %v is not a number", r, key, r[key])
+		}
+		return v
+	}
+	lo, _ := strconv.ParseFloat(bm25Before, 64)
+	hi, _ := strconv.ParseFloat(bm25After, 64)
+	if bn, k := num(builtin, "n"), num(builtin, "k"); bn <= 0 || bn < lo || bn > hi || k < 1 || k > 3 {
+		t.Errorf("bm25_top3 row %v: n %v not within the stored results %v..%v, or k %v outside 1..3", builtin, bn, lo, hi, k)
+	}
+	for _, r := range []map[string]any{service, builtin} {
+		hit := num(r, "hit_rate")
+		for _, m := range []string{"hit_rate", "recall", "precision", "mrr"} {
+			v := num(r, m)
+			// recall, precision and reciprocal rank are 0 on every result
+			// without a hit, so their means cannot pass the hit rate.
+			if v < 0 || v > 1 || v > hit+1e-9 || num(r, m+"_ci_lo") > v+1e-9 || num(r, m+"_ci_hi") < v-1e-9 {
+				t.Errorf("/api/retrieval row %v: %s %v outside [0, hit rate %v] or its interval", r, m, v, hit)
+			}
+		}
+	}
+	t.Logf("T: %d results of shop-rag, %s with a hit; dashboard %v", n, f[5], panel.Rows)
 
 	// The retriever gets worse an hour later.
 	fc.Set(t0.Add(60 * time.Minute))
@@ -294,26 +341,34 @@ WHERE model_id = 'shop-rag' GROUP BY evaluated_at ORDER BY evaluated_at`)
 	stop()
 
 	// The report, from the data directory.
+	type retrievalRep struct {
+		Model     string   `json:"model"`
+		Retriever string   `json:"retriever"`
+		K         int64    `json:"k"`
+		N         int64    `json:"n"`
+		Hit       *float64 `json:"hit_rate"`
+		Rec       *float64 `json:"recall"`
+		Prec      *float64 `json:"precision"`
+		MRR       *float64 `json:"mrr"`
+	}
 	var rep struct {
-		Retrieval []struct {
-			Model     string   `json:"model"`
-			Retriever string   `json:"retriever"`
-			K         int64    `json:"k"`
-			N         int64    `json:"n"`
-			Hit       *float64 `json:"hit_rate"`
-			Rec       *float64 `json:"recall"`
-			Prec      *float64 `json:"precision"`
-			MRR       *float64 `json:"mrr"`
-		} `json:"retrieval"`
+		Retrieval []retrievalRep `json:"retrieval"`
 	}
 	out := robustream(t, "report", "--data-dir", data, "--format", "json")
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report --format json: %v\n%s", err, tail(out, 2000))
 	}
-	if len(rep.Retrieval) != 1 {
-		t.Fatalf("report retrieval rows %+v, want shop-rag's", rep.Retrieval)
+	si := slices.IndexFunc(rep.Retrieval, func(r retrievalRep) bool { return r.Model == "shop-rag" && r.Retriever == "service" })
+	bi := slices.IndexFunc(rep.Retrieval, func(r retrievalRep) bool { return r.Model == "builtin:lexical" && r.Retriever == "bm25_top3" })
+	if len(rep.Retrieval) != 2 || si < 0 || bi < 0 {
+		t.Fatalf("report retrieval rows %+v, want shop-rag's service and the built-in reader's bm25_top3", rep.Retrieval)
 	}
-	r := rep.Retrieval[0]
+	if b := rep.Retrieval[bi]; b.K < 1 || b.K > 3 || b.N <= 0 || b.Hit == nil || b.Rec == nil || b.Prec == nil || b.MRR == nil ||
+		*b.Hit < 0 || *b.Hit > 1 || *b.Rec < 0 || *b.Rec > *b.Hit || *b.Prec < 0 || *b.Prec > *b.Hit || *b.MRR < 0 || *b.MRR > *b.Hit {
+		t.Errorf("report bm25_top3 row %+v (hit %v recall %v precision %v mrr %v), want k 1..3, results, 0 ≤ recall, precision, mrr ≤ hit ≤ 1",
+			b, deref(b.Hit), deref(b.Rec), deref(b.Prec), deref(b.MRR))
+	}
+	r := rep.Retrieval[si]
 	if r.Model != "shop-rag" || r.Retriever != "service" || r.K != 3 || r.N != n || r.Hit == nil || r.Rec == nil || r.Prec == nil || r.MRR == nil ||
 		*r.Hit <= 0 || *r.Hit >= 1 || *r.Rec > *r.Hit || *r.MRR > *r.Hit {
 		t.Errorf("report retrieval row %+v (hit %v recall %v precision %v mrr %v), want shop-rag's %d results, k 3, 0 < recall ≤ hit < 1, mrr ≤ hit",
