@@ -65,7 +65,7 @@ func readHeldoutLabels(t *testing.T) map[string]heldoutLabel {
 func TestDebianHeldout(t *testing.T) {
 	labels := readHeldoutLabels(t)
 	seen := map[string]bool{}
-	var unlabelled []string
+	var unlabelled, evidence []string
 	usable, total := 0, 0
 	perPart := map[string][2]int{} // usable, questions
 	words := map[string]int{}
@@ -82,6 +82,8 @@ func TestDebianHeldout(t *testing.T) {
 			l, ok := labels[key]
 			if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
 				unlabelled = append(unlabelled, fmt.Sprintf("%s\t%s\t%s\t%s\t?\t", part, q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
+				evidence = append(evidence, fmt.Sprintf("## %s/%s (%s, %s)\nQ: %s\nA: %s\nEvidence:\n%s\n",
+					part, q.QuestionID, q.DocID, q.Pattern, q.Question, q.Answer, strings.Join(q.GTChunks, "\n---\n")))
 				continue
 			}
 			total++
@@ -104,6 +106,13 @@ func TestDebianHeldout(t *testing.T) {
 		}
 	}
 	slices.Sort(stale)
+	// For labelling: ROBUSTREAM_HELDOUT_EVIDENCE=FILE writes each
+	// unlabelled question with its document and ground-truth chunks.
+	if p := os.Getenv("ROBUSTREAM_HELDOUT_EVIDENCE"); p != "" && len(evidence) > 0 {
+		if err := os.WriteFile(p, []byte(strings.Join(evidence, "\n")), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	if len(unlabelled) > 0 || len(stale) > 0 {
 		t.Fatalf("the questions differ from %s: %d without a label (label each by reading it against its document):\n%s\n%d labelled but no longer asked (remove them):\n%s",
 			heldoutLabels, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
