@@ -8,7 +8,20 @@ import (
 
 // badTail reports characters that no fact's value holds: layout and markup.
 func badTail(t string) bool {
-	return strings.Contains(t, "  ") || strings.ContainsAny(t, "*<>{}|=\\`") || strings.Contains(t, "-*-")
+	return spaceRun(t, 2) || strings.ContainsAny(t, "*<>{}|=\\`") || strings.Contains(t, "-*-")
+}
+
+// spaceRun reports a run of n spaces inside a line of s: layout (columns,
+// aligned text). The indentation that opens a wrapped line is not one: an
+// indented paragraph is still prose.
+func spaceRun(s string, n int) bool {
+	run := strings.Repeat(" ", n)
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(strings.TrimLeft(l, " \t"), run) {
+			return true
+		}
+	}
+	return false
 }
 
 // Kind values of Triple (and schemas.Triplet.Kind): how a fact was stated,
@@ -46,6 +59,7 @@ func Extract(chunkText string) []Triple {
 	tagged := make([][]tok, len(sentences))
 	for i, s := range sentences {
 		tagged[i] = tagSentence(s.Text)
+		retagDoc(tagged[i])
 		for k, t := range tagged[i] {
 			if k > 0 && isCapital(t.text) && tagged[i][k-1].tag != "``" && tagged[i][k-1].text != ":" {
 				r.proper[t.text] = true
@@ -54,6 +68,7 @@ func Extract(chunkText string) []Triple {
 			}
 		}
 	}
+	r.docTopic = chunkTopic(tagged)
 	for i, s := range sentences {
 		for _, t := range r.read(s.Text, tagged[i]) {
 			if badTail(t.Tail) || badTail(t.Head) {
@@ -95,10 +110,14 @@ func dropAmbiguous(ts []Triple) []Triple {
 // organisation last named as a subject, which "The company" and "Revenue"
 // stand for in the sentences after it.
 type reader struct {
-	topic  string
-	last   string          // the previous sentence's named subject, which "It" stands for
-	proper map[string]bool // words written with a capital inside a sentence of the chunk
-	lower  map[string]bool // words written in lower case in the chunk
+	topic string
+	last  string // the previous sentence's named subject, which "It" stands for
+	// docTopic is the one thing the chunk presents as its subject
+	// (chunkTopic), which "This package" stands for; "" when it presents
+	// none or several.
+	docTopic string
+	proper   map[string]bool // words written with a capital inside a sentence of the chunk
+	lower    map[string]bool // words written in lower case in the chunk
 }
 
 // fixCapitals corrects the tags of capitalized words with what the chunk
@@ -173,8 +192,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":") {
 		return nil // a question states nothing; a lead-in introduces a list
 	}
-	if !strings.ContainsAny(trimmed[len(trimmed)-1:], ".!\"”')") && len(ts) <= 8 || strings.Contains(trimmed, "   ") {
+	if !strings.ContainsAny(trimmed[len(trimmed)-1:], ".!\"”')") && len(ts) <= 8 || spaceRun(trimmed, 3) {
 		return nil // a title or a layout line, not a sentence
+	}
+	if len(ts) > 4 && (ts[0].lower == "note" && ts[1].lower == "that" || ts[0].lower == "note" && ts[1].lower == ":") {
+		ts = ts[2:] // "Note that Quill reads …": the rest is the statement
 	}
 	x := &sent{s: s, ts: ts}
 	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
@@ -185,6 +207,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	var out []Triple
 	// Roles and places named anywhere in the sentence.
 	out = append(out, x.appositions()...)
+	out = append(out, x.appositionDefinitions()...)
 
 	// The main clause: an introductory phrase, the subject, an appositive,
 	// the verb group and what follows it.
@@ -192,9 +215,15 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if start < 0 {
 		return out
 	}
+	if conditional[x.lowerAt(0)] {
+		return out // "If you use Quill, …": true only under its condition
+	}
 	hs, he := start, x.subject(start)
 	last := r.last
 	r.last = ""
+	if he == hs && r.docTopic != "" && x.genericSubject(hs, hs+2) {
+		he = hs + 2 // "This package …", read below as the chunk's topic
+	}
 	if he == hs && start == 0 && x.lowerAt(0) == "it" && last != "" && x.lowerAt(1) != "'s" {
 		// "Valgrind is a framework … It runs on Linux": "It" opening the
 		// sentence after one about a named subject stands for it.
@@ -206,17 +235,31 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if he == hs {
 		return out
 	}
+	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
-	x.subjNamed = named && he-hs <= 4 && !x.possessive(hs, he)
+	if !named && r.docTopic != "" && x.genericSubject(hs, he) {
+		// "This package provides …" in a chunk about one package
+		head, named = r.docTopic, true
+		x.subjNamed = true
+		r.last = head
+	}
+	x.subjNamed = x.subjNamed || named && he-hs <= 4 && !x.possessive(hs, he)
 	if x.subjNamed {
 		r.last = head
 	}
-	if !named || x.ts[hs].lower == "the" && companyNouns[x.ts[he-1].lower] && !x.hasProper(he-1, he) {
+	if !named && r.docTopic != "" {
+		// "The configuration file is /etc/quill.conf" in a chunk about
+		// Quill: an attribute of the package
+		if t := x.topicAttribute(r.docTopic, hs, he); t != nil {
+			return append(out, *t)
+		}
+	}
+	if !named || x.ts[hs].lower == "the" && companyNouns[x.ts[he-1].lower] && !x.hasProper(he-1, he) && head != r.docTopic {
 		head = r.resolve(x, hs, he)
 	} else if orgLike(head) && !strings.Contains(head, "'") {
 		r.topic = head
 	}
-	i := he
+	i := x.skipParenthesis(he)
 	if x.lowerAt(i) == "," {
 		out = append(out, x.subjectAppositive(head, hs, he)...)
 		// "Fjordline's chief executive, Anders Vik, visited …": the
@@ -306,6 +349,8 @@ func (x *sent) np(i int) int {
 			last = j
 		case isAdj(t.tag) || t.tag == "VBN" || t.tag == "VBG" || t.tag == "HYPH":
 			// a modifier only before a noun
+		case t.tag == "RB" && j > i && last < 0 && strings.HasSuffix(t.lower, "ly") && (isAdj(x.tagAt(j+1)) || x.tagAt(j+1) == "VBN"):
+			// "a fully featured database", "a freely available package"
 		case t.tag == "POS" && last == j-1:
 			// "Northwind's chief executive"
 		case t.text == "-" && last == j-1:
@@ -408,7 +453,7 @@ func (x *sent) subject(i int) int {
 		return i
 	}
 	j = x.ofNP(i, j)
-	if p := x.lowerAt(j); (p == "in" || p == "at") && isProper(x.tagAt(j+1)) && !months[x.lowerAt(j+1)] {
+	if p := x.lowerAt(j); (p == "in" || p == "at" || p == "on") && isProper(x.tagAt(j+1)) && !months[x.lowerAt(j+1)] {
 		// "Inflation in Valdoria", "The factory in Kanalhavna"
 		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) {
 			j = e
@@ -691,6 +736,9 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 	return x.transitive(head, verb, i, j, introDate)
 }
 
+// conditional opens a clause that holds only under a condition.
+var conditional = set("if", "unless", "when", "whenever", "whether")
+
 func (x *sent) skipAdverbs(j int) int {
 	for x.tagAt(j) == "RB" && !neg(x.lowerAt(j)) {
 		j++
@@ -704,6 +752,9 @@ func neg(w string) bool {
 
 // copula reads "X is/was …" from the complement at k.
 func (x *sent) copula(head string, hs int, be string, k int) []Triple {
+	if t := x.codeTail(head, hs, be, k); t != nil {
+		return t
+	}
 	if x.lowerAt(k) == "worth" {
 		if e := x.np(k + 1); e > k+1 && x.hasNumber(k+1, e) {
 			return []Triple{{Head: head, Relation: be + " worth", Tail: x.str(k+1, e), Kind: KindCopula}}
@@ -757,8 +808,21 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 	}
 	p := x.lowerAt(j)
 	switch p {
+	case "to", "into", "as":
+		// "was renamed to quill in August 2021": the date of the event
+		for k := j + 1; k < len(x.ts) && k < j+6; k++ {
+			if w := x.lowerAt(k); (w == "in" || w == "on") && x.date(k+1) > k+1 && !x.period(k+1) {
+				return []Triple{{Head: head, Relation: be + " " + participle + " " + w, Tail: x.str(k+1, x.date(k+1)), Kind: KindVerb}}
+			}
+			if x.ts[k].lower == "," || x.tagAt(k) == "CC" {
+				break
+			}
+		}
 	case "by":
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) {
+		// The agent is a name, not a thing named after one ("GDB's
+		// "mini debuginfo" feature" is no one to ask "Who …?" about).
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && x.ts[e-1].named() && !x.possessive(j+1, e) &&
+			!strings.ContainsAny(x.str(j+1, e), "\"'“”") {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 	case "under":
@@ -816,10 +880,22 @@ func (x *sent) measure(head, verb string, j int) []Triple {
 // before j), and a date that dates the event.
 func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []Triple) {
 	obj := j
-	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && x.tagAt(j) == "IN" {
+	if x.lowerAt(j) == "up" && x.lowerAt(j+1) == "to" && x.subjNamed {
+		// "Quill supports up to 64 connections": a limit
+		if e := x.np(j + 2); e > j+2 && x.ts[j+2].tag == "CD" && x.closes(e) && !x.listAfter(e) {
+			// asked "How many connections does Quill support?"
+			return []Triple{{Head: head, Relation: verb, Tail: x.str(j+2, e), Kind: KindVerb}}
+		}
+		return nil
+	}
+	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && (x.tagAt(j) == "IN" || x.tagAt(j) == "TO") {
 		// "tmux depends on libevent", "mawk conforms to the POSIX
 		// standard": a named object that ends the clause.
 		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) && e-j <= 7 {
+			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+		if e := x.np(j + 1); verb == "defaults" && p == "to" && e > j+1 && x.closes(e) && !x.listAfter(e) && e-j <= 5 {
+			// "Quill defaults to 32 bit", "… defaults to UTF-8": a value
 			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 		return nil
@@ -848,8 +924,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				out = append(out, Triple{Head: head, Relation: attr, Tail: x.str(e+1, full), Kind: KindAttribute})
 			}
 			e = full
+		case (x.hasNumber(j, full) || x.hasProper(j, full)) && vagueNouns[x.ts[full-1].lower] && !x.hasNumber(j, full) && !x.hasProper(j, full-1):
+			// "stable, public APIs": a capitalized vague noun names nothing
+			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
-			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) &&
+			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) &&
 				(x.lowerAt(full) != "(" || x.defStops(full)) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
@@ -860,7 +939,9 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// implements the AWK language": the object, with what it is
 			// for, ends the clause.
 			end := x.defEnd(full)
-			out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
+			if !x.vagueObject(j, full) && !x.gerund(j) {
+				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
+			}
 			e = end
 		default:
 			e = full
@@ -935,7 +1016,20 @@ func lowerName(ts []tok) {
 			return
 		}
 	}
-	if v := ts[1]; v.tag == "VBZ" || v.tag == "VBD" || v.lower == "is" || v.lower == "was" {
+	v := 1
+	if ts[1].lower == "(" {
+		// "gzip (GNU zip) is …"
+		for k := 2; k < len(ts) && k < 8; k++ {
+			if ts[k].lower == ")" {
+				v = k + 1
+				break
+			}
+		}
+	}
+	if v >= len(ts) {
+		return
+	}
+	if w := ts[v]; w.tag == "VBZ" || w.tag == "VBD" || w.lower == "is" || w.lower == "was" {
 		t.tag, t.name = "NNP", true
 	}
 }
@@ -944,6 +1038,9 @@ func lowerName(ts []tok) {
 // hs is: an indefinite noun phrase ("a free utility"), or a definite one
 // without a name in it ("the default shell").
 func (x *sent) definition(hs, k, e int) bool {
+	if x.ts[hs].lower == "the" && kindNouns[x.lowerAt(hs+1)] && x.hasProper(hs+2, hs+3) && copulas[x.lowerAt(hs+3)] {
+		hs += 2 // "The file Makefile.in is …", "The program quill is …"
+	}
 	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) {
 		return false
 	}
@@ -1004,7 +1101,7 @@ func (x *sent) defStops(e int) bool {
 	case "as":
 		return x.tagAt(e+1) == "VBN" // "as defined by RFC4880"
 	}
-	if x.tagAt(e) == "VBN" && definitionPreps[x.lowerAt(e+1)] || x.lowerAt(e+1) == "under" {
+	if x.tagAt(e) == "VBN" && (definitionPreps[x.lowerAt(e+1)] || x.lowerAt(e+1) == "by") || x.lowerAt(e+1) == "under" {
 		return true // "an XML toolkit implemented in C"
 	}
 	return x.closes(e)
@@ -1017,12 +1114,15 @@ var definitionPreps = set("for", "from", "to", "with", "in", "on", "of")
 // of a list is not asked.
 func (x *sent) listAfter(e int) bool {
 	k := e
+	if x.lowerAt(k) == "," && x.lowerAt(k+1) == "version" && x.tagAt(k+2) == "CD" && x.closes(k+3) {
+		return false // "the GNU General Public License, version 2": which one, not another
+	}
 	if x.lowerAt(k) == "," {
 		k++
 	}
 	if w := x.lowerAt(k); w == "and" || w == "or" {
 		// "and closed 3 outlets", "and, …": another clause, not an item
-		return !isVerb(x.tagAt(k+1)) && x.tagAt(k+1) != "MD" && x.tagAt(k+1) != "RB" && x.lowerAt(k+1) != ","
+		return !isVerb(x.tagAt(k+1)) && x.tagAt(k+1) != "MD" && x.tagAt(k+1) != "RB" && x.lowerAt(k+1) != "," && x.tagAt(k+1) != "TO"
 	}
 	if x.lowerAt(k) == "as" && x.lowerAt(k+1) == "well" {
 		return true
@@ -1063,15 +1163,11 @@ func (x *sent) listing(j, e int) bool {
 }
 
 // vagueDefinition reports a definition that says only what kind of thing
-// the subject is, its substance being in the relative clause that follows:
-// "bzip2recover is a simple program whose purpose is …" is not defined by
-// "a simple program".
+// the subject is: a generic noun with none but vague modifiers, whether
+// its substance follows in a relative clause ("bzip2recover is a simple
+// program whose purpose is …" is not defined by "a simple program") or is
+// not said at all ("Quill is a freely available open-source package").
 func (x *sent) vagueDefinition(k, end int) bool {
-	switch x.lowerAt(end) {
-	case "whose", "that", "which", "who", "(":
-	default:
-		return false
-	}
 	if !genericNouns[x.lowerAt(end-1)] {
 		return false
 	}
@@ -1085,9 +1181,10 @@ func (x *sent) vagueDefinition(k, end int) bool {
 
 // vagueModifiers add nothing to what a generic noun says.
 var vagueModifiers = set("simple", "small", "little", "new", "useful", "special", "general", "separate",
-	"different", "other", "basic", "single", "few", "certain", "particular", "good", "nice")
+	"different", "other", "basic", "single", "few", "certain", "particular", "good", "nice", "free", "freely",
+	"available", "open-source", "open", "source", "data", "complete", "powerful", "great", "whole", "full")
 
 // genericNouns name a kind of thing too broad to define anything alone.
 var genericNouns = set("program", "programs", "tool", "tools", "utility", "utilities", "library", "application",
 	"software", "thing", "way", "package", "file", "command", "system", "project", "module", "set", "collection",
-	"piece", "part", "kind", "type", "number", "lot")
+	"piece", "part", "kind", "type", "number", "lot", "framework", "toolkit", "solution", "implementation")

@@ -1,0 +1,352 @@
+package triplet
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The shapes of documentation prose (READMEs, manuals): a program or file
+// named by an apposition ("Build with Expat, a library for XML parsing"),
+// a path or address as a value ("The Quill home page is https://…"),
+// subjects that carry a parenthesis or a participle phrase, and "This
+// package" standing for the one thing the chunk is about (docs/methods.md,
+// The rule extractor).
+
+// codeToken reports a token that is a URL, an e-mail address, an absolute
+// or home-relative path or a file name with an extension: a specific value
+// however it is cased ("/etc/quill.conf", "https://quill.example/",
+// "quill.conf").
+func codeToken(w string) bool {
+	w = strings.TrimRight(w, ".,;:")
+	if len(w) < 3 || strings.ContainsAny(w, "`'\"()[]{}<>*|=\\") {
+		return false
+	}
+	switch {
+	case strings.Contains(w, "://"):
+		return true
+	case strings.HasPrefix(w, "/") && len(w) > 1 && (unicode.IsLetter(rune(w[1])) || w[1] == '_'):
+		return strings.Count(w, "/") >= 2 || strings.Contains(w, ".")
+	case strings.HasPrefix(w, "~/"):
+		return true
+	case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
+		return true
+	}
+	// a file name: letters before the dot, a short lower-case extension
+	if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 && len(w)-i-1 <= 5 {
+		ext := w[i+1:]
+		if strings.IndexFunc(ext, func(r rune) bool { return r < 'a' || r > 'z' }) < 0 && !isNumber(w) &&
+			unicode.IsLetter(rune(w[0])) && fileExtensions[ext] {
+			return true
+		}
+	}
+	return false
+}
+
+// fileExtensions are the extensions that make a word a file name; a word
+// such as "e.g" or "Inc.com" is not one.
+var fileExtensions = set("conf", "cfg", "ini", "txt", "md", "rst", "html", "xml", "json", "yaml", "yml", "toml",
+	"gz", "xz", "bz2", "zst", "tar", "tgz", "zip", "deb", "so", "a", "h", "c", "cc", "py", "pl", "sh", "el",
+	"info", "pdf", "ps", "dvi", "png", "jpg", "svg", "db", "log", "pc", "list", "service", "socket", "d")
+
+// retagDoc corrects the tags of documentation tokens: a path, URL, address
+// or file name is a name (it points at one thing), and a verb of the
+// documentation vocabulary that the news-trained model reads as a plural
+// noun after a subject ("GCC on AIX defaults/NNS to 32 bit") is a verb.
+func retagDoc(ts []tok) {
+	for i := range ts {
+		t := &ts[i]
+		switch {
+		case codeToken(t.text):
+			t.tag, t.name = "NNP", true
+		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
+			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):
+			t.tag = "VBZ"
+		}
+	}
+}
+
+// docVerbs are the verbs documentation states facts with, in the third
+// person.
+var docVerbs = set("defaults", "requires", "provides", "supports", "includes", "contains", "depends", "uses",
+	"replaces", "conforms", "implements", "installs", "reads", "writes", "ships", "runs", "needs", "builds",
+	"links", "loads", "stores", "creates", "generates", "produces", "accepts", "exports", "offers")
+
+// kindNouns name what a package is, after its name: "the Quill package",
+// "the quill program".
+var kindNouns = set("package", "library", "program", "tool", "utility", "utilities", "software", "project", "file", "directory",
+	"suite", "toolkit", "framework", "application", "daemon", "module", "distribution", "command")
+
+// appositionDefinitions reads a name followed by an appositive noun phrase
+// that says what it is: "Build GDB with Expat, a library for XML parsing."
+// and "This is Quill, the GNU text editor." give (Expat, is, a library for
+// XML parsing) and (Quill, is, the GNU text editor), kind copula. The name
+// is a proper noun or a code-like word, the appositive opens with "a",
+// "an" or "the" and ends where the clause does (a comma, the end of the
+// sentence, a relative clause); a list ("Acme, a maker of X, and Beta")
+// and a phrase with a number or a name of its own after "the" are not
+// read.
+func (x *sent) appositionDefinitions() []Triple {
+	var out []Triple
+	for k := 1; k+2 < len(x.ts); k++ {
+		if x.ts[k].lower != "," {
+			continue
+		}
+		d := x.lowerAt(k + 1)
+		if d != "a" && d != "an" && d != "the" {
+			continue
+		}
+		// the name before the comma
+		ns := k
+		for ns > 0 && isProper(x.tagAt(ns-1)) && x.ts[ns-1].named() && k-ns < 4 {
+			ns--
+		}
+		if ns == k || months[x.ts[k-1].lower] || x.hasNumber(ns, k) && !x.ts[ns].name {
+			continue
+		}
+		if ns > 0 && (x.tagAt(ns-1) == "POS" || x.lowerAt(ns-1) == "of" || x.tagAt(ns-1) == "DT" || isAdj(x.tagAt(ns-1))) {
+			continue // "the Expat, …", "version of Quill, the …": the name is a modifier
+		}
+		if ns > 0 && x.lowerAt(ns-1) == "," || x.listBefore(ns) {
+			continue // an item of a list: "Acme, Beta, the …"
+		}
+		if ns == 0 && x.tagAt(k+1) == "DT" && !x.closesApposition(k) {
+			continue // "Quill, the editor, is …" is read by the main clause
+		}
+		e := x.np(k + 1)
+		if e == k+1 || !isNoun(x.tagAt(e-1)) || x.hasNumber(k+1, e) {
+			continue
+		}
+		if d == "the" && (x.hasProper(k+2, e) && !x.hasKind(k+2, e) || x.possessive(k+1, e)) {
+			continue // "Quill, the Acme product": a relation to another name
+		}
+		end := x.defEnd(x.ofNP(k+1, e))
+		if end < 0 || end-k > 14 || x.vagueDefinition(k+1, end) || genericNouns[x.lowerAt(end-1)] && end-k <= 3 {
+			continue
+		}
+		if !x.closes(end) && !(x.lowerAt(end) == "which" || x.lowerAt(end) == "that") {
+			continue
+		}
+		if x.listAfter(end) || x.lowerAt(end) == "," && (x.lowerAt(end+1) == "and" || x.lowerAt(end+1) == "or") {
+			continue
+		}
+		out = append(out, Triple{Head: x.str(ns, k), Relation: "is", Tail: x.str(k+1, end), Kind: KindCopula})
+	}
+	return out
+}
+
+// closesApposition: the apposition after the comma at k closes before a
+// verb of its own would make it the subject of the clause.
+func (x *sent) closesApposition(k int) bool {
+	e := x.np(k + 1)
+	end := x.defEnd(x.ofNP(k+1, e))
+	return end > 0 && (end >= len(x.ts) || x.tagAt(end) == ".")
+}
+
+// hasKind: a kind noun in the phrase ("the GNU source-level debugger" has
+// none; "the GNU C library" has one).
+func (x *sent) hasKind(i, j int) bool {
+	for k := i; k < j; k++ {
+		if kindNouns[x.ts[k].lower] || genericNouns[x.ts[k].lower] || x.ts[k].lower == "debugger" {
+			return true
+		}
+	}
+	return !x.hasProper(j-1, j) // the phrase ends in a common noun: "the GNU debugger"
+}
+
+// listBefore: the name at i is the last item of a list ("X, Y and Z, a …").
+func (x *sent) listBefore(i int) bool {
+	w := x.lowerAt(i - 1)
+	return w == "and" || w == "or"
+}
+
+// codeTail reads a copula whose complement is one code-like token closing
+// the clause: "The Quill home page is https://quill.example/." gives (The
+// Quill home page, is, https://quill.example/).
+func (x *sent) codeTail(head string, hs int, be string, k int) []Triple {
+	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" {
+		return nil
+	}
+	return []Triple{{Head: head, Relation: be, Tail: x.str(k, k+1), Kind: KindCopula}}
+}
+
+// vagueObject reports an object that names no particular thing: a bare
+// common noun ("files", "extensions"), or a phrase whose head noun is a
+// vague one ("stable, public APIs", "a set of development tools") with no
+// name, number or path in it.
+func (x *sent) vagueObject(j, e int) bool {
+	if x.hasNumber(j, e) || x.hasProper(j, e) {
+		return false
+	}
+	if e-j == 1 && isNoun(x.tagAt(j)) {
+		return true
+	}
+	return vagueNouns[x.lowerAt(e-1)]
+}
+
+// vagueNouns head objects that say little without a name: "many
+// features", "external libraries", "public APIs".
+var vagueNouns = set("features", "feature", "things", "thing", "options", "extensions", "files", "tools",
+	"functions", "libraries", "programs", "apis", "support", "ways", "changes", "improvements", "fixes",
+	"issues", "problems", "data", "information", "details", "stuff", "functionality", "capabilities",
+	"facilities", "utilities", "components", "parts", "elements", "items", "types", "kinds", "methods",
+	"commands", "routines", "interfaces", "modules", "packages", "applications", "systems", "framework")
+
+// genericSubject reports a subject that stands for the package a chunk
+// is about: "This package", "The library", "This program"; "This file" or
+// "The directory" name something else.
+func (x *sent) genericSubject(hs, he int) bool {
+	if he-hs != 2 {
+		return false
+	}
+	d := x.ts[hs].lower
+	return (d == "this" || d == "the") && packageNouns[x.ts[hs+1].lower]
+}
+
+// packageNouns are the kind nouns a package is called by.
+var packageNouns = set("package", "library", "program", "tool", "utility", "software", "project", "suite",
+	"toolkit", "framework", "application")
+
+// gerund: an object opening with a verb in -ing ("building GNU libiconv")
+// is an activity, a clause rather than a thing.
+func (x *sent) gerund(j int) bool {
+	return x.tagAt(j) == "VBG" || strings.HasSuffix(x.lowerAt(j), "ing") && (x.tagAt(j+1) == "DT" || isProper(x.tagAt(j+1)))
+}
+
+// chunkTopic returns the one thing a chunk presents as its subject: the
+// name in "This is Quill, …" / "This is the Quill package", or the named
+// subject of a definition opening the chunk ("Quill is a text editor").
+// When the chunk
+// presents more than one, or none, it returns "": "This package" is then
+// read as nothing.
+func chunkTopic(sentences [][]tok) string {
+	names := map[string]bool{}
+	first := ""
+	for i, ts := range sentences {
+		if n := topicOf(ts, i == 0); n != "" && first == "" {
+			first = n
+		}
+		// any definition in the chunk competes with the topic
+		if n := topicOf(ts, true); n != "" {
+			names[n] = true
+		}
+	}
+	if len(names) != 1 {
+		return ""
+	}
+	return first
+}
+
+// topicOf returns the name a sentence introduces as the document's
+// subject, or "": "This is X" anywhere, a definition ("X is a …") only as
+// the chunk's first sentence.
+func topicOf(ts []tok, first bool) string {
+	if len(ts) < 3 {
+		return ""
+	}
+	i := 0
+	if ts[0].lower == "this" && (ts[1].lower == "is" || ts[1].lower == "was") {
+		i = 2
+		if ts[i].lower == "the" {
+			i++
+		}
+	}
+	j := i
+	for j < len(ts) && j < i+4 && (isProper(ts[j].tag) && ts[j].named() || ts[j].name) {
+		j++
+	}
+	if j == i {
+		return ""
+	}
+	name := joinToks(ts[i:j])
+	switch {
+	case i > 0 && j < len(ts) && (ts[j].lower == "," || ts[j].tag == "." || kindNouns[ts[j].lower]):
+		return name
+	case first && i == 0 && j+1 < len(ts) && (ts[j].lower == "is" || ts[j].lower == "are") && (ts[j+1].lower == "a" || ts[j+1].lower == "an"):
+		return name
+	}
+	return ""
+}
+
+// joinToks writes tokens as the text they came from would, one space
+// between words.
+func joinToks(ts []tok) string {
+	var b strings.Builder
+	for k, t := range ts {
+		if k > 0 && ts[k-1].end < t.start {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
+// skipParenthesis returns the index after a parenthesis opening at i
+// ("gzip (GNU zip) is …") when a verb follows it, else i.
+func (x *sent) skipParenthesis(i int) int {
+	if x.lowerAt(i) != "(" {
+		return i
+	}
+	for k := i + 1; k < len(x.ts) && k < i+8; k++ {
+		if x.ts[k].lower == ")" {
+			if isVerb(x.tagAt(k + 1)) {
+				return k + 1
+			}
+			return i
+		}
+	}
+	return i
+}
+
+// reducedRelative extends a subject ending at he by a participle phrase
+// with a name ("The oldest version of Python supported by Quill is 3.2"):
+// it returns the new end when a copula follows, else he.
+func (x *sent) reducedRelative(hs, he int) int {
+	if x.tagAt(he) != "VBN" {
+		return he
+	}
+	switch x.lowerAt(he + 1) {
+	case "by", "in", "with", "on", "for":
+	default:
+		return he
+	}
+	e := x.np(he + 2)
+	if e == he+2 || !x.hasProper(he+2, e) || !copulas[x.lowerAt(e)] {
+		return he
+	}
+	return e
+}
+
+// lowerFirstWord: the first rune of s is lower case.
+func lowerFirstWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
+}
+
+// topicAttribute reads "The configuration file is /etc/quill.conf" and
+// "The default port is 5433" in a chunk about one package (chunkTopic) as
+// an attribute of that package: (Quill, configuration file,
+// /etc/quill.conf). The subject is "the" and common nouns and adjectives
+// only, the verb "is", and the value one path, address or number that ends
+// the clause.
+func (x *sent) topicAttribute(topic string, hs, he int) *Triple {
+	if x.lowerAt(hs) != "the" || he-hs < 3 || he-hs > 4 || x.lowerAt(he) != "is" {
+		return nil
+	}
+	for k := hs + 1; k < he; k++ {
+		if t := x.tagAt(k); !(t == "NN" || isAdj(t)) || x.ts[k].named() {
+			return nil
+		}
+	}
+	if kindNouns[x.lowerAt(he-1)] && he-hs == 2 {
+		return nil // "The package is …": the package itself, not an attribute
+	}
+	k := he + 1
+	switch {
+	case k < len(x.ts) && codeToken(x.ts[k].text) && x.closes(k+1):
+	case x.tagAt(k) == "CD" && x.closes(k+1) && x.date(k) == k:
+	default:
+		return nil
+	}
+	return &Triple{Head: topic, Relation: strings.ToLower(x.str(hs+1, he)), Tail: x.str(k, k+1), Kind: KindAttribute}
+}

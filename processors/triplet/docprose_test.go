@@ -1,0 +1,124 @@
+package triplet
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestExtractDocProse: the shapes of documentation prose (docs/methods.md,
+// The rule extractor), each with sentences that must yield the fact and
+// sentences of the same look that must not. Names are invented.
+func TestExtractDocProse(t *testing.T) {
+	for _, tc := range []struct{ text, head, relation, tail, kind string }{
+		// Appositions that say what a name is.
+		{"Build Quillpad with Lintwerk, a library for shell parsing.", "Lintwerk", "is", "a library for shell parsing", KindCopula},
+		{"This is Quillpad, the Fjord source-level text editor.", "Quillpad", "is", "the Fjord source-level text editor", KindCopula},
+		{"Quillpad links against Lintwerk, a compression library, when it is installed.", "Lintwerk", "is", "a compression library", KindCopula},
+		// A list of appositions, a modifier name, a name of the main clause.
+		{"You need Quillpad, a program to print files, and Lintwerk, the definitions file.", "", "", "", ""},
+		{"On Fjordix, the installer is started by hand.", "", "", "", ""},
+		{"Quillpad, the editor, is small.", "", "", "", ""},
+		// A path or address as the value of a named subject.
+		{"The Quillpad home page is https://quillpad.example/docs.", "The Quillpad home page", "is", "https://quillpad.example/docs", KindCopula},
+		{"The Quillpad home page is https://quillpad.example/docs or a mirror of it.", "", "", "", ""},
+		// A parenthesis after the subject; a participle phrase in it.
+		{"quillc (Quill compiler) is a compiler for the Quill language.", "quillc", "is", "a compiler for the Quill language", KindCopula},
+		{"The oldest version of Lintwerk supported by Quillpad is 3.2.", "The oldest version of Lintwerk supported by Quillpad", "is", "3.2", KindCopula},
+		// A definition with an adverb before its adjective, ending before a participle phrase with its agent.
+		{"Quillbase is a fully featured object database developed by Oda Rasmussen.", "Quillbase", "is", "a fully featured object database", KindCopula},
+		// Vague definitions and objects say nothing.
+		{"Quillpad is a freely available open-source package.", "", "", "", ""},
+		{"Lintwerk is a framework which implements the logic of Quill.", "", "", "", ""},
+		{"Quillpad produces files with a long name.", "", "", "", ""},
+		{"Quillpad provides stable, public APIs for its front-ends.", "", "", "", ""},
+		// A licence with its version is one licence, not a list.
+		{"Quillpad is licensed under the Fjord Public License, version 2.", "Quillpad", "is licensed under", "the Fjord Public License", KindVerb},
+		// The agent of a passive is a name, not a feature of one.
+		{"Lintwerk is used by Quillpad's \"fast load\" feature.", "", "", "", ""},
+		{"Quillpad was written by Oda Rasmussen.", "Quillpad", "was written by", "Oda Rasmussen", KindVerb},
+		// A value after "defaults to"; a limit after "up to".
+		{"Quillpad on Fjordix defaults to 32 bit, and to enable 64 bit one uses a flag.", "Quillpad on Fjordix", "defaults to", "32 bit", KindVerb},
+		{"Quillpad supports up to 64 connections.", "Quillpad", "supports", "64 connections", KindVerb},
+		{"Quillpad supports up to 64 connections and 8 users.", "", "", "", ""},
+		// The date of a renaming.
+		{"The Quillpad project was renamed to Quill in August 2021 to avoid a clash.", "The Quillpad project", "was renamed in", "August 2021", KindVerb},
+		{"The quillpad project was renamed to quill in August 2021 to avoid a clash.", "", "", "", ""},
+		{"Quillpad was renamed to Quill in August 2021 to avoid a clash.", "Quillpad", "was renamed in", "August 2021", KindVerb},
+		// A place that is a path.
+		{"Quillpad is installed in /usr/lib/quillpad.", "Quillpad", "is installed in", "/usr/lib/quillpad", KindVerb},
+		// "Note that" opens a statement.
+		{"Note that Quillpad depends on Lintwerk.", "Quillpad", "depends on", "Lintwerk", KindVerb},
+		// Negations, modals and instructions stay silent.
+		{"Quillpad does not depend on Lintwerk.", "", "", "", ""},
+		{"Quillpad can be installed in /usr/lib/quillpad.", "", "", "", ""},
+		{"You should install Quillpad in /usr/lib/quillpad.", "", "", "", ""},
+		{"If you use Quillpad, Lintwerk is a library for shell parsing.", "", "", "", ""},
+	} {
+		got := Extract(tc.text)
+		if tc.head == "" {
+			for _, x := range got {
+				if x.Kind != KindTable {
+					t.Errorf("%q: want nothing, got%s", tc.text, show(got))
+					break
+				}
+			}
+			continue
+		}
+		if !has(got, tc.head, tc.relation, tc.tail, tc.kind) {
+			t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", tc.text, tc.head, tc.relation, tc.tail, tc.kind, show(got))
+		}
+	}
+}
+
+// TestExtractChunkTopic: "This package" and "The configuration file" stand
+// for the one package a chunk presents, and for nothing when it presents
+// none or two.
+func TestExtractChunkTopic(t *testing.T) {
+	one := "This is the Quillpad package.\n\nThis package depends on Lintwerk. The configuration file is /etc/quillpad.conf."
+	got := Extract(one)
+	if !has(got, "Quillpad", "depends on", "Lintwerk", KindVerb) {
+		t.Errorf("This package not read as Quillpad:%s", show(got))
+	}
+	if !has(got, "Quillpad", "configuration file", "/etc/quillpad.conf", KindAttribute) {
+		t.Errorf("the configuration file not read as Quillpad's:%s", show(got))
+	}
+	for _, text := range []string{
+		"This package depends on Lintwerk. The configuration file is /etc/quillpad.conf.",
+		"Quillpad is a text editor. Lintwerk is a shell parser. This package depends on Fjordlib. The configuration file is /etc/quillpad.conf.",
+	} {
+		for _, x := range Extract(text) {
+			if x.Relation == "depends on" || x.Relation == "configuration file" {
+				t.Errorf("%q: read without one topic: %s", text, show([]Triple{x}))
+			}
+		}
+	}
+}
+
+// TestSentencesDocs: a lower-case program name opens a sentence after a
+// period; an abbreviation or a word without a verb after it does not; a
+// command line is not a sentence.
+func TestSentencesDocs(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"It packs files into one archive. quillz is a compressor.", []string{"It packs files into one archive.", "quillz is a compressor."}},
+		{"It contains the quill, quillc and quilld programs. quill and quillc comply with POSIX.", []string{"It contains the quill, quillc and quilld programs.", "quill and quillc comply with POSIX."}},
+		{"Use a flag, e.g. quillz is fine here.", []string{"Use a flag, e.g. quillz is fine here."}},
+		{"The version 2.0.1 shipped. ok", []string{"The version 2.0.1 shipped. ok"}},
+		{"Run it like this:\n\n$ quillz -9 file\n\n./configure --prefix=/usr\n\n--with-quill build the quill plugin", []string{}},
+	} {
+		var got []string
+		for _, s := range Sentences(tc.text) {
+			if tc.text[s.Start:s.End] != s.Text {
+				t.Fatalf("span [%d:%d] is not %q", s.Start, s.End, s.Text)
+			}
+			if !strings.HasSuffix(s.Text, ":") {
+				got = append(got, s.Text)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("Sentences(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}
