@@ -54,10 +54,10 @@ const (
 	kindFloat64
 	kindFlag
 	kindDateTime
-	// kindList is an array the direct path takes only when the message
-	// leaves it out (an empty array); a message that carries one takes
-	// the struct path.
-	kindList
+	// kindStrings and kindFloats are Array(String) and Array(Float64)
+	// columns of a field of the same JSON key (a []string, a []float64).
+	kindStrings
+	kindFloats
 )
 
 // Table describes how events of one type become rows of one table.
@@ -283,9 +283,15 @@ func strs[E Event](name string, get func(E) []string) Column {
 		})
 }
 
-// omittable is c, an array column of a table read straight from JSON,
-// whose value most messages leave out (kindList).
-func omittable(c Column) Column { return of(c, kindList) }
+// jsonArray is c, an array column (strs, f64s) of a field under the same
+// JSON key, so that a table read straight from JSON (rows.go) reads it
+// there too.
+func jsonArray(c Column) Column {
+	if c.Arrow.(*arrow.ListType).Elem().ID() == arrow.FLOAT64 {
+		return of(c, kindFloats)
+	}
+	return of(c, kindStrings)
+}
 
 func f64s[E Event](name string, get func(E) []float64) Column {
 	return column(name, "Array(Float64)", arrow.DataType(arrow.ListOfNonNullable(arrow.PrimitiveTypes.Float64)), get,
@@ -461,9 +467,9 @@ var (
 		producedAt[*EvalResult](),
 		// Added by sql/110_eval_retrieval.sql on older data directories.
 		str("retriever", func(r *EvalResult) string { return r.Retriever }),
-		omittable(strs("retrieved", func(r *EvalResult) []string { return r.Retrieved })),
-		omittable(strs("retrieved_sources", func(r *EvalResult) []string { return r.RetrievedSources })),
-		omittable(f64s("retrieved_scores", func(r *EvalResult) []float64 { return r.RetrievedScores })),
+		jsonArray(strs("retrieved", func(r *EvalResult) []string { return r.Retrieved })),
+		jsonArray(strs("retrieved_sources", func(r *EvalResult) []string { return r.RetrievedSources })),
+		jsonArray(f64s("retrieved_scores", func(r *EvalResult) []float64 { return r.RetrievedScores })),
 		flag("retrieval_hit", func(r *EvalResult) bool { return r.RetrievalHit }),
 		f64("retrieval_recall", func(r *EvalResult) float64 { return r.RetrievalRecall }),
 		f64("retrieval_precision", func(r *EvalResult) float64 { return r.RetrievalPrecision }),

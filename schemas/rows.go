@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -25,12 +26,13 @@ import (
 
 // Rows decoded straight from JSON. A sink's cost is mostly decoding: an
 // event struct per message, a string per field, then a copy of each value
-// into the Arrow builders. For a table whose every column is a scalar field
-// of the event under the same JSON key (eval results, outcomes, chunks,
-// documents, alerts), DecodeRow reads the columns' values from the message
-// bytes instead, skipping the fields no column stores, and RecordOfRows
-// copies them into the record's buffers, each allocated once at its final
-// size since every value's length is known by then.
+// into the Arrow builders. For a table whose every column is a field of
+// the event under the same JSON key (eval results, outcomes, chunks,
+// documents, alerts), scalars or arrays of strings or floats, DecodeRow
+// reads the columns' values from the message bytes instead, skipping the
+// fields no column stores, and RecordOfRows copies them into the record's
+// buffers, each allocated once at its final size since every value's
+// length is known by then.
 //
 // The direct path only ever accepts. Whatever it does not recognise as
 // plainly valid (a null, an escaped key, a key differing only in case, a
@@ -68,8 +70,9 @@ func (r cellRef) at(c int) *cell { return &r.cells[r.base+c*r.stride] }
 // cell holds one column's value without a pointer, so that a batch's
 // cells are one allocation the garbage collector does not scan: a string
 // is at off, ln bytes long, in the message (or in extra when ln has
-// inExtra set); the rest is in n (a float's bits, an unsigned integer,
-// 0/1, Unix seconds).
+// inExtra set); an array is always in extra (see list), with its length
+// in n; the rest is in n (a float's bits, an unsigned integer, 0/1, Unix
+// seconds).
 type cell struct {
 	off, ln uint32
 	n       uint64
@@ -93,6 +96,22 @@ func (st *colStore) str(k, i int) string {
 		return ""
 	}
 	return unsafe.String(&buf[v.off], int(v.ln))
+}
+
+// list is the encoded array of cell k (see directPlan.list), of row i.
+func (st *colStore) list(k, i int) []byte {
+	v := st.cells[k]
+	ln := v.ln &^ inExtra
+	return st.extras[i][v.off : v.off+ln : v.off+ln]
+}
+
+// eachString calls fn with every string of an encoded array of strings.
+func eachString(enc []byte, fn func(s []byte)) {
+	for len(enc) >= 4 {
+		n := int(binary.LittleEndian.Uint32(enc))
+		fn(enc[4 : 4+n])
+		enc = enc[4+n:]
+	}
 }
 
 // jsonShape is what a JSON value must look like for a field the direct
@@ -257,8 +276,10 @@ func kindFits(k colKind, t reflect.Type) bool {
 		return t.Kind() == reflect.Bool
 	case kindDateTime:
 		return t == timeType
-	case kindList:
-		return t.Kind() == reflect.Slice
+	case kindStrings:
+		return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String
+	case kindFloats:
+		return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Float64
 	}
 	return false
 }
@@ -480,8 +501,19 @@ func (t *Table) RecordOfRows(mem memory.Allocator, rows []Row) arrow.Record {
 				fb.(*array.Float64Builder).Append(math.Float64frombits(v.n))
 			case kindDateTime:
 				fb.(*array.TimestampBuilder).Append(arrow.Timestamp(int64(v.n)))
-			case kindList: // left out of the message: empty
-				fb.(*array.ListBuilder).Append(true)
+			case kindStrings:
+				lb := fb.(*array.ListBuilder)
+				lb.Append(true)
+				vb := lb.ValueBuilder().(*array.StringBuilder)
+				eachString(r.st.list(i*r.st.n+r.i, r.i), func(s []byte) { vb.BinaryBuilder.Append(s) })
+			case kindFloats:
+				lb := fb.(*array.ListBuilder)
+				lb.Append(true)
+				vb := lb.ValueBuilder().(*array.Float64Builder)
+				enc := r.st.list(i*r.st.n+r.i, r.i)
+				for k := 0; k+8 <= len(enc); k += 8 {
+					vb.Append(math.Float64frombits(binary.LittleEndian.Uint64(enc[k:])))
+				}
 			}
 		}
 	})
@@ -528,28 +560,15 @@ func (t *Table) directRecord(mem memory.Allocator, rows []Row) arrow.Record {
 func (t *Table) directColumn(mem memory.Allocator, c int, rows []Row) arrow.Array {
 	n := len(rows)
 	col := t.Columns[c]
-	switch col.kind {
-	case kindString, kindEnum8, kindUint8, kindFlag, kindUint32, kindFloat64, kindDateTime:
-	default:
-		// A column the direct path reads only when the message leaves
-		// it out (an array): empty in every row.
-		b := array.NewBuilder(mem, col.Arrow)
-		defer b.Release()
-		b.Reserve(n)
-		for range n {
-			b.AppendEmptyValue()
-		}
-		return b.NewArray()
-	}
 	buffer := func(size int) *memory.Buffer {
 		buf := memory.NewResizableBuffer(mem)
 		buf.ResizeNoShrink(size)
 		return buf
 	}
-	valid := buffer(int(bitutil.BytesForBits(int64(n))))
-	bitutil.SetBitsTo(valid.Bytes(), 0, int64(n), true)
+	valid := validity(mem, n)
 	bufs := []*memory.Buffer{valid}
 	cell := func(r Row) cell { return r.st.cells[c*r.st.n+r.i] }
+	var children []arrow.ArrayData
 	switch col.kind {
 	case kindString, kindEnum8:
 		total := 0
@@ -591,13 +610,87 @@ func (t *Table) directColumn(mem memory.Allocator, c int, rows []Row) arrow.Arra
 			v[k] = cell(r).n
 		}
 		bufs = append(bufs, vals)
+	case kindStrings, kindFloats:
+		// A list: offsets into one child array of every row's items.
+		items, size := 0, 0
+		for _, r := range rows {
+			items += int(cell(r).n)
+			size += int(cell(r).ln &^ inExtra)
+		}
+		if col.kind == kindStrings {
+			size -= 4 * items // the items' length prefixes
+		}
+		if size > math.MaxInt32 || items > math.MaxInt32 {
+			valid.Release()
+			return nil
+		}
+		offs := buffer(4 * (n + 1))
+		o := arrow.Int32Traits.CastFromBytes(offs.Bytes())
+		k := 0
+		for j, r := range rows {
+			o[j] = int32(k)
+			k += int(cell(r).n)
+		}
+		o[n] = int32(k)
+		bufs = append(bufs, offs)
+		children = []arrow.ArrayData{listItems(mem, col, c, rows, items, size)}
 	}
-	data := array.NewData(col.Arrow, n, bufs, nil, 0, 0)
+	data := array.NewData(col.Arrow, n, bufs, children, 0, 0)
 	for _, b := range bufs {
 		b.Release()
 	}
+	for _, ch := range children {
+		ch.Release()
+	}
 	defer data.Release()
 	return array.MakeFromData(data)
+}
+
+// validity is a validity bitmap of n rows, every bit set.
+func validity(mem memory.Allocator, n int) *memory.Buffer {
+	valid := memory.NewResizableBuffer(mem)
+	valid.ResizeNoShrink(int(bitutil.BytesForBits(int64(n))))
+	bitutil.SetBitsTo(valid.Bytes(), 0, int64(n), true)
+	return valid
+}
+
+// listItems is the child array of list column c of direct rows: their
+// items, items of them, size bytes of strings or floats in all.
+func listItems(mem memory.Allocator, col Column, c int, rows []Row, items, size int) arrow.ArrayData {
+	buffer := func(size int) *memory.Buffer {
+		buf := memory.NewResizableBuffer(mem)
+		buf.ResizeNoShrink(size)
+		return buf
+	}
+	bufs := []*memory.Buffer{validity(mem, items)}
+	elem := col.Arrow.(*arrow.ListType).Elem()
+	if col.kind == kindFloats {
+		// The encoded floats are their 8 bytes each, in order already.
+		vals := buffer(size)
+		v, pos := vals.Bytes(), 0
+		for _, r := range rows {
+			pos += copy(v[pos:], r.st.list(c*r.st.n+r.i, r.i))
+		}
+		bufs = append(bufs, vals)
+	} else {
+		offs, data := buffer(4*(items+1)), buffer(size)
+		o, d := arrow.Int32Traits.CastFromBytes(offs.Bytes()), data.Bytes()
+		k, pos := 0, 0
+		for _, r := range rows {
+			eachString(r.st.list(c*r.st.n+r.i, r.i), func(s []byte) {
+				o[k] = int32(pos)
+				pos += copy(d[pos:], s)
+				k++
+			})
+		}
+		o[items] = int32(pos)
+		bufs = append(bufs, offs, data)
+	}
+	out := array.NewData(elem, items, bufs, nil, 0, 0)
+	for _, b := range bufs {
+		b.Release()
+	}
+	return out
 }
 
 // eachIndex calls fn for 0..n-1, on all cores when a batch of rows is
@@ -743,12 +836,14 @@ func (p *directPlan) value(b []byte, i, c int, cells cellRef, extra *[]byte) int
 		}
 		if simple {
 			cells.at(c).off, cells.at(c).ln = uint32(i+1), uint32(end-i-1)
-		} else if s, ok := unquote(b[i : end+1]); ok {
-			cells.at(c).off, cells.at(c).ln = uint32(len(*extra)), uint32(len(s))|inExtra
-			*extra = append(*extra, s...)
-		} else {
+			return end + 1
+		}
+		start := len(*extra)
+		var ok bool
+		if *extra, ok = appendUnquoted(*extra, b[i:end+1]); !ok || len(*extra) >= inExtra {
 			return -1
 		}
+		cells.at(c).off, cells.at(c).ln = uint32(start), uint32(len(*extra)-start)|inExtra
 		return end + 1
 	case kindFlag:
 		switch {
@@ -775,6 +870,8 @@ func (p *directPlan) value(b []byte, i, c int, cells cellRef, extra *[]byte) int
 		}
 		cells.at(c).n = uint64(DateTimeSeconds(tm))
 		return end + 1
+	case kindStrings, kindFloats:
+		return list(b, i, k, cells.at(c), extra)
 	case kindFloat64, kindUint8, kindUint32:
 		end := skipNumber(b, i)
 		if end < 0 {
@@ -801,6 +898,74 @@ func (p *directPlan) value(b []byte, i, c int, cells cellRef, extra *[]byte) int
 		return end
 	}
 	return -1
+}
+
+// list reads the JSON array at b[i] of a kindStrings or kindFloats
+// column into extra, encoded for RecordOfRows: each string as its length
+// (4 bytes, little-endian) and its bytes, decoded as a string column's
+// value is; each float as its 8 bytes. v says where (off, ln with
+// inExtra) and n how many items. It returns the offset after the array,
+// or -1 for the struct path (a null, an item of another kind, …).
+func list(b []byte, i int, k colKind, v *cell, extra *[]byte) int {
+	if i >= len(b) || b[i] != '[' {
+		return -1
+	}
+	start, items := len(*extra), 0
+	j := skipWS(b, i+1)
+	if j < len(b) && b[j] == ']' {
+		j++
+	} else {
+		for {
+			if k == kindFloats {
+				end := skipNumber(b, j)
+				if end < 0 {
+					return -1
+				}
+				f, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b[j:]), end-j), 64)
+				if err != nil {
+					return -1
+				}
+				*extra = binary.LittleEndian.AppendUint64(*extra, math.Float64bits(f))
+				j = end
+			} else {
+				end, simple := scanString(b, j)
+				if end < 0 {
+					return -1
+				}
+				if simple {
+					*extra = binary.LittleEndian.AppendUint32(*extra, uint32(end-j-1))
+					*extra = append(*extra, b[j+1:end]...)
+				} else {
+					at := len(*extra)
+					var ok bool
+					*extra, ok = appendUnquoted(append(*extra, 0, 0, 0, 0), b[j:end+1])
+					if !ok || len(*extra) >= inExtra {
+						return -1
+					}
+					binary.LittleEndian.PutUint32((*extra)[at:], uint32(len(*extra)-at-4))
+				}
+				j = end + 1
+			}
+			items++
+			j = skipWS(b, j)
+			if j >= len(b) {
+				return -1
+			}
+			if b[j] == ']' {
+				j++
+				break
+			}
+			if b[j] != ',' {
+				return -1
+			}
+			j = skipWS(b, j+1)
+		}
+	}
+	if len(*extra) >= inExtra {
+		return -1
+	}
+	v.off, v.ln, v.n = uint32(start), uint32(len(*extra)-start)|inExtra, uint64(items)
+	return j
 }
 
 // utcSeconds reads the layout our encoder writes for a UTC time,
@@ -875,6 +1040,104 @@ func daysIn(month, year int) int {
 		return 30
 	}
 	return 31
+}
+
+// appendUnquoted appends the value of q, a JSON string scanString found
+// not simple, to dst, as decoding reads it. Passages of text come with
+// escaped line breaks and quotes, so this is common: the escapes JSON
+// defines are decoded here in one pass; what is left to unquote is the
+// rare string with a byte that is not UTF-8 or a lone surrogate (each
+// becomes U+FFFD, as decoding does), or an escape JSON does not define
+// (refused). ok is false when the string is refused.
+func appendUnquoted(dst, q []byte) (out []byte, ok bool) {
+	start := len(dst)
+	s := q[1 : len(q)-1]
+	for len(s) > 0 {
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			dst = append(dst, s...)
+			break
+		}
+		dst = append(dst, s[:k]...)
+		s = s[k:]
+		if len(s) < 2 {
+			return slowUnquoted(dst[:start], q)
+		}
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hex4(s[2:])
+			switch {
+			case r < 0:
+				return slowUnquoted(dst[:start], q)
+			case utf16.IsSurrogate(rune(r)):
+				// Only a high half followed by a low one is a character.
+				low := -1
+				if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+					low = hex4(s[8:])
+				}
+				rr := utf16.DecodeRune(rune(r), rune(low))
+				if low < 0 || rr == utf8.RuneError {
+					return slowUnquoted(dst[:start], q)
+				}
+				dst = utf8.AppendRune(dst, rr)
+				s = s[12:]
+				continue
+			}
+			dst = utf8.AppendRune(dst, rune(r))
+			s = s[6:]
+			continue
+		default:
+			return slowUnquoted(dst[:start], q)
+		}
+		s = s[2:]
+	}
+	if !utf8.Valid(dst[start:]) {
+		return slowUnquoted(dst[:start], q)
+	}
+	return dst, true
+}
+
+// hex4 is the value of four hex digits at the start of b, or -1.
+func hex4(b []byte) int {
+	if len(b) < 4 {
+		return -1
+	}
+	v := 0
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		v = v<<4 | int(c)
+	}
+	return v
+}
+
+// slowUnquoted is appendUnquoted through decoding itself.
+func slowUnquoted(dst, q []byte) ([]byte, bool) {
+	s, ok := unquote(q)
+	if !ok {
+		return dst, false
+	}
+	return append(dst, s...), true
 }
 
 // unquote decodes a string with escapes or other than ASCII as decoding

@@ -74,8 +74,9 @@ func TestScanStringMatchesByteScan(t *testing.T) {
 }
 
 // TestDirectRecordBuffers: a batch of direct rows (some strings with
-// escapes, columns empty in every row) builds the record the builders
-// build from the same events, and gives back every byte it allocated.
+// escapes, columns empty in every row, arrays in some rows) builds the
+// record the builders build from the same events, alone and beside a row
+// that took the struct path, and gives back every byte it allocated.
 func TestDirectRecordBuffers(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -85,6 +86,12 @@ func TestDirectRecordBuffers(t *testing.T) {
 		r := &EvalResult{RequestID: fmt.Sprint("r", i), VariantID: "v", Answer: fmt.Sprint("answer ", i), TokensIn: uint32(i), Similarity: float64(i) / 7, Correct: i%3 == 0}
 		if i%5 == 0 {
 			r.Answer = fmt.Sprintf("line %d\n\"quoted\" é", i)
+		}
+		if i%4 == 1 {
+			r.Retriever = "bm25"
+			r.Retrieved = []string{fmt.Sprintf("passage %d\n\"q\"", i), "", "plain é"}[:1+i%3]
+			r.RetrievedSources = []string{fmt.Sprint("doc", i), "doc2"}
+			r.RetrievedScores = []float64{float64(i) / 3, -0.25, 1e-9}[:i%4]
 		}
 		Stamp(r, r.RequestID)
 		b, err := Encode(r)
@@ -118,6 +125,21 @@ func TestDirectRecordBuffers(t *testing.T) {
 		got.Release()
 		want.Release()
 	}
+	// Row 7 through the struct path: a key in another case.
+	mixed := append([]Row{}, rows...)
+	b := []byte(strings.Replace(string(values[7]), `"request_id"`, `"Request_ID"`, 1))
+	r, stored, err := EvalResultsTable.DecodeRow(b)
+	if err != nil || !stored || r.ev == nil {
+		t.Fatalf("upper-cased key: row %+v stored %v err %v, want the struct path", r, stored, err)
+	}
+	mixed[7] = r
+	got := EvalResultsTable.RecordOfRows(mem, mixed)
+	want := EvalResultsTable.Record(events)
+	if !array.RecordEqual(got, want) {
+		t.Errorf("mixed batch: record differs from the builders'")
+	}
+	got.Release()
+	want.Release()
 }
 
 // TestFloatFits: where floatFits answers for a skipped float, parsing
@@ -148,5 +170,43 @@ func TestFloatFits(t *testing.T) {
 	}
 	if fits < len(nums) {
 		t.Errorf("floatFits answered for only %d of %d", fits, 2*len(nums))
+	}
+}
+
+// TestAppendUnquotedMatchesDecoding holds the escape decoder to decoding
+// itself: for random strings of escapes (defined, unknown, broken),
+// surrogate pairs (whole, lone, reversed), text in and out of UTF-8 and
+// plain bytes, the same value or the same refusal.
+func TestAppendUnquotedMatchesDecoding(t *testing.T) {
+	parts := []string{"a", "plain text ", "é", "😀", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u00e9`, `\u00E9`,
+		`\u0000`, `\u001f`, `\uffff`, `\ufffd`, `\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ude00`, `\ude00\ud83d`, `\ud83dx`,
+		`\ud83d\u0041`, `\ud83d\n`, `\x`, `\U00e9`, `\u12`, `\u12g4`, "\xff", "\xe2\x82", "\xc3", `\`, `'`}
+	rng := rand.New(rand.NewPCG(7, 11))
+	checked := 0
+	for range 20000 {
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for range 1 + rng.IntN(6) {
+			sb.WriteString(parts[rng.IntN(len(parts))])
+		}
+		sb.WriteByte('"')
+		q := []byte(sb.String())
+		end, simple := scanString(q, 0)
+		if end != len(q)-1 || simple {
+			continue // not a string appendUnquoted is given
+		}
+		checked++
+		want, wok := unquote(q)
+		got, gok := appendUnquoted([]byte("prefix"), q)
+		if gok != wok || (gok && string(got) != "prefix"+want) {
+			t.Fatalf("%s: decoding gives %q (ok %v), appendUnquoted %q (ok %v)", q, want, wok, got, gok)
+		}
+	}
+	got, ok := appendUnquoted(nil, []byte(`"line\nbreak \"q\" \u00e9 \ud83d\ude00\t\\\/"`))
+	if want := "line\nbreak \"q\" é 😀\t\\/"; !ok || string(got) != want {
+		t.Errorf("common escapes: %q (ok %v), want %q", got, ok, want)
+	}
+	if checked < 5000 {
+		t.Errorf("only %d strings checked", checked)
 	}
 }
