@@ -1300,12 +1300,37 @@ func floatFits(num []byte, bits int) bool {
 	return whole <= 38 || (bits == 64 && whole <= 308)
 }
 
+// skipString is scanString for a string no column stores: the offset of
+// its closing quote, or -1 if decoding would refuse it (a control
+// character, or an escape JSON does not define).
+func skipString(b []byte, i int) int {
+	end, simple := scanString(b, i)
+	if end < 0 || simple {
+		return end
+	}
+	q := b[i+1 : end+1] // the closing quote ends a \u escape cut short
+	for k := bytes.IndexByte(q, '\\'); k >= 0; k = bytes.IndexByte(q, '\\') {
+		switch q[k+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			q = q[k+2:]
+		case 'u':
+			if hex4(q[k+2:]) < 0 {
+				return -1
+			}
+			q = q[k+6:]
+		default:
+			return -1
+		}
+	}
+	return end
+}
+
 // skipShaped skips a value of a field no column stores, if it has the
 // shape the field's type accepts; -1 otherwise.
 func skipShaped(b []byte, i int, spec skipSpec) int {
 	switch shape := spec.shape; shape {
 	case shapeString:
-		end, _ := scanString(b, i)
+		end := skipString(b, i)
 		if end < 0 {
 			return -1
 		}
@@ -1369,7 +1394,7 @@ func skipShaped(b []byte, i int, spec skipSpec) int {
 		}
 		for {
 			if shape == shapeStringMap {
-				end, _ := scanString(b, j)
+				end := skipString(b, j)
 				if end < 0 {
 					return -1
 				}
@@ -1379,7 +1404,7 @@ func skipShaped(b []byte, i int, spec skipSpec) int {
 				}
 				j = skipWS(b, j+1)
 			}
-			end, _ := scanString(b, j)
+			end := skipString(b, j)
 			if end < 0 {
 				return -1
 			}
@@ -1406,7 +1431,7 @@ func skipValue(b []byte, i, depth int) int {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		end, _ := scanString(b, i)
+		end := skipString(b, i)
 		if end < 0 {
 			return -1
 		}
@@ -1430,7 +1455,7 @@ func skipValue(b []byte, i, depth int) int {
 		}
 		for {
 			if c == '{' {
-				end, _ := scanString(b, j)
+				end := skipString(b, j)
 				if end < 0 {
 					return -1
 				}

@@ -130,7 +130,7 @@ func mutations(tb testing.TB, b []byte) map[string][]byte {
 		for i, v := range []string{`null`, `"x"`, `""`, `7`, `1.5`, `-1`, `300`, `4294967296`, `1e400`, `true`, `[]`, `{}`, `["s"]`,
 			`"2025-01-02T03:04:05Z"`, `"2025-13-02T03:04:05Z"`, `"rare"`, `"bogus"`, `"tab\there \u00e9 \ud83d\ude00"`, "\"\xff\xfe raw\"", `-0`, `0.0`,
 			// Arrays: of each kind, escaped, mixed, with nulls, out of range, spaced, broken.
-			`[1.5, -2e3, 0]`, `[ "a\n\u00e9" , "", "\ud83d\ude00"]`, "[\"\xff raw\"]", `[null]`, `["a",1]`, `[1,"a"]`, `[1e400]`, `[[]]`, `[ ]`, `["a",]`, `[1`} {
+			`"bad \x escape"`, `"cut \u12"`, `["a\x"]`, `{"k":"\q"}`, `[1.5, -2e3, 0]`, `[ "a\n\u00e9" , "", "\ud83d\ude00"]`, "[\"\xff raw\"]", `[null]`, `["a",1]`, `[1,"a"]`, `[1e400]`, `[[]]`, `[ ]`, `["a",]`, `[1`} {
 			out[fmt.Sprintf("%s=%d", k, i)] = with(k, v)
 		}
 		out[k+" removed"] = with(k, "")
