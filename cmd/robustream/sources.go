@@ -76,7 +76,10 @@ var dirSource = sourceKind{
 		return nil
 	},
 	build: func(e *engine, arg string, finite bool) (streams.Source, error) {
-		return dir.New(dir.Config{Path: arg, Watch: !finite}, e.log)
+		// The memory of emitted files lets a scan notice a file removed
+		// while no engine ran (dir.Config.Memory); Run restores it.
+		mem := streams.NewState(e.kafka, dir.MemoryStage)
+		return dir.New(dir.Config{Path: arg, Watch: !finite, Memory: mem, Partitions: e.kafka.Partitions()}, e.log)
 	},
 }
 

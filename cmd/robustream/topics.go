@@ -12,6 +12,7 @@ import (
 	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/reader"
 	"github.com/robustream/robustream/processors/retrieve"
+	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/sources/ingest"
 	"github.com/robustream/robustream/streams"
 )
@@ -46,6 +47,9 @@ func neededTopics(source string) ([]neededTopic, error) {
 		}
 		if kind.name != ingest.SourceName {
 			out = append(out, neededTopic{streams.ChangelogTopic("source." + kind.name), "compact", "versions of documents of the " + kind.name + " source"})
+		}
+		if kind.name == dir.SourceName {
+			out = append(out, neededTopic{streams.ChangelogTopic(dir.MemoryStage), "compact", "files of each dir: folder whose documents were emitted"})
 		}
 	}
 	return out, nil

@@ -13,27 +13,72 @@ import (
 	"github.com/robustream/robustream/streams"
 )
 
-// emitDeletions emits, for every file an earlier scan read that this scan
-// confirmed gone, its document's deletion (sources.Deletion), which
-// retires its questions. A file counts as gone only if the directory that
-// held it, or the nearest ancestor that is itself gone, was listed
-// completely: an unreadable directory, an unreadable root or a cancelled
-// scan delete nothing. sources.Versioned drops the deletion of a document
+// settleGone ends a scan. Every file an earlier scan read, or an earlier
+// process emitted (Config.Memory), that this scan confirmed gone gets its
+// document's deletion (sources.Deletion), which retires its questions, and
+// is then forgotten. A file counts as gone only if the directory that held
+// it, or the nearest ancestor that is itself gone, was listed completely:
+// an unreadable directory, an unreadable root or a cancelled scan delete
+// nothing, and a file that is there but cannot be read is skipped with a
+// warning, not deleted. sources.Versioned drops the deletion of a document
 // it never emitted (a file that was always skipped).
-func (s *Source) emitDeletions(ctx context.Context, emit func(context.Context, ...streams.Record) error, present map[string]bool) error {
+//
+// A scan that met no document file at all deletes nothing: an unmounted
+// share, an emptied mount point or a folder restored from the wrong backup
+// look like that, and retiring every question of the corpus on their
+// account would be silent loss. It warns once (until document files are
+// back) naming the folder and how many documents it keeps. A folder
+// emptied on purpose retires its documents as soon as it holds any file of
+// a document format again, even an empty one.
+func (s *Source) settleGone(ctx context.Context, emit func(context.Context, ...streams.Record) error, present map[string]bool) error {
 	var paths []string
-	for p := range s.seen {
+	documents := 0 // of them, files whose documents were emitted
+	for p, st := range s.seen {
 		if !present[p] && s.gone(p, present) {
 			paths = append(paths, p)
+			if _, ok := s.files[p]; ok || st.hash != "" {
+				documents++
+			}
 		}
 	}
+	if documents > 0 && s.docFiles == 0 {
+		if !s.emptyWarned {
+			s.log.Warn("folder has no document files: the documents read from it before are kept, not deleted",
+				"path", s.root, "documents", documents,
+				"hint", "if the folder was emptied on purpose, put any .md, .txt, .html or .pdf file in it (an empty one will do) and its documents are deleted at the next scan")
+			s.emptyWarned = true
+		}
+		s.forgetWarnings(present)
+		return nil
+	}
+	s.emptyWarned = false
+	slices.Sort(paths)
+	if err := s.emitDeletions(ctx, emit, paths); err != nil {
+		return err
+	}
+	if err := s.forget(ctx, paths); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		delete(s.seen, p)
+	}
+	s.forgetWarnings(present)
+	return nil
+}
+
+// emitDeletions emits the deletions of the documents of paths, in one
+// batch.
+func (s *Source) emitDeletions(ctx context.Context, emit func(context.Context, ...streams.Record) error, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	slices.Sort(paths)
 	recs := make([]streams.Record, 0, len(paths))
 	for _, p := range paths {
-		d := sources.Deletion(SourceName, s.docID(p), (&url.URL{Scheme: "file", Path: p}).String())
+		id, ok := s.files[p]
+		if !ok {
+			id = s.docID(p)
+		}
+		d := sources.Deletion(SourceName, id, (&url.URL{Scheme: "file", Path: p}).String())
 		d.Domain = s.cfg.Domain
 		d.Metadata["path"] = p
 		b, err := schemas.Encode(d)

@@ -38,5 +38,10 @@
 //
 // It must not modify the folder and must not import processors or sinks.
 // JSONL belongs to its own source. A file that disappears from a folder
-// it listed is emitted as its document's deletion (deletion.go).
+// it listed is emitted as its document's deletion (deletion.go); with
+// Config.Memory the source remembers across processes which files of the
+// folder it emitted (memory.go), so that a file removed while no engine ran
+// is deleted at the next start. A scan that finds no document file at all
+// deletes nothing and warns: an unmounted share looks like an emptied
+// folder.
 package dir

@@ -68,6 +68,16 @@ type Config struct {
 	Domain string
 	// MaxBytes is the largest file read; 0 means DefaultMaxBytes.
 	MaxBytes int64
+	// Memory, when set, is where the source remembers across processes
+	// which files of Path it emitted (memory.go; the state named
+	// MemoryStage). Run restores it before its first scan, so that a file
+	// removed while the engine was not running (between two eval --once,
+	// or before a restart of run) is noticed and its deletion emitted.
+	// Without it only files removed while Run runs are noticed.
+	Memory *streams.State
+	// Partitions is the number of partitions of Memory's changelog
+	// (kafka.partitions); 0 means 1.
+	Partitions int
 }
 
 // Stats counts what the source did since it was created.
@@ -97,10 +107,20 @@ type Source struct {
 	hookBeforeOpen func(path string)
 	// listed holds the directories the current scan listed completely
 	// (deletion.go); owned by Run.
-	listed  map[string]bool
-	emitted atomic.Int64
-	skipped atomic.Int64
-	deleted atomic.Int64
+	listed map[string]bool
+	// docFiles counts the document files (regular files of a format the
+	// source reads, readable or not) the current scan met; owned by Run.
+	docFiles int
+	// files maps each file in Config.Memory under this folder to the
+	// document id it was emitted under; recalled says the memory was
+	// restored; emptyWarned that the warning about a folder without
+	// document files was given (deletion.go). Owned by Run.
+	files       map[string]string
+	recalled    bool
+	emptyWarned bool
+	emitted     atomic.Int64
+	skipped     atomic.Int64
+	deleted     atomic.Int64
 }
 
 // fileState is what a scan remembers of a file to notice changes cheaply:
@@ -143,7 +163,7 @@ func New(cfg Config, log *slog.Logger) (*Source, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState), warned: make(map[warnKey]bool), maxRecord: maxRecordBytes}, nil
+	return &Source{cfg: cfg, root: root, log: log.With("source", SourceName), seen: make(map[string]fileState), files: make(map[string]string), warned: make(map[warnKey]bool), maxRecord: maxRecordBytes}, nil
 }
 
 // Name implements streams.Source.
@@ -159,6 +179,9 @@ func (s *Source) Stats() Stats {
 // returns nil. A file is emitted again only when its text changed. Errors
 // from emit are returned; problems with single files are logged and counted.
 func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
+	if err := s.recall(ctx); err != nil {
+		return err
+	}
 	for {
 		if err := s.scan(ctx, emit); err != nil {
 			if ctx.Err() != nil && s.cfg.Watch {
@@ -198,6 +221,9 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		if len(recs) == 0 {
 			return nil
 		}
+		if err := s.remember(ctx, pending); err != nil {
+			return err
+		}
 		err := emit(ctx, recs...)
 		if errors.Is(err, streams.ErrTooLarge) {
 			// Something downstream (sources.Versioned, the runner) still
@@ -220,6 +246,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 	}
 	present := make(map[string]bool)
 	s.listed = make(map[string]bool)
+	s.docFiles = 0
 	err := s.walk(ctx, present, func(f *openedFile) error {
 		defer f.f.Close()
 		path, info := f.path, f.info
@@ -269,11 +296,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 	if err := flush(); err != nil {
 		return err
 	}
-	if err := s.emitDeletions(ctx, emit, present); err != nil {
-		return err
-	}
-	s.forgetGone(present)
-	return nil
+	return s.settleGone(ctx, emit, present)
 }
 
 // emitEach writes recs one at a time after their batch was refused as too

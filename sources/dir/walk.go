@@ -99,6 +99,7 @@ func (s *Source) walk(ctx context.Context, present map[string]bool, visit func(*
 	case unix.S_IFDIR:
 		return w.dir(fd, s.root, []fileID{idOf(&st)})
 	case unix.S_IFREG:
+		s.docFiles++
 		if mimeOf(s.root) == "" {
 			unix.Close(fd)
 			s.warnOnce(s.root, errNotDocument, errNotDocument)
@@ -158,6 +159,9 @@ func (w *walker) entry(dfd int, dir, name string, up []fileID) error {
 	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		if !errors.Is(err, unix.ENOENT) { // ENOENT: removed since the listing
 			w.present[path] = true
+			if mimeOf(name) != "" {
+				s.docFiles++ // perhaps a document: the folder is not empty
+			}
 			s.warnOnce(path, ErrUnreadable, fmt.Errorf("%w: %w", ErrUnreadable, err))
 		}
 		return nil
@@ -194,6 +198,7 @@ func (w *walker) entry(dfd int, dir, name string, up []fileID) error {
 		if mimeOf(name) == "" {
 			return nil // not a document format: not skipped, just not ours
 		}
+		s.docFiles++
 		w.s.beforeOpen(path)
 		fd, err := unix.Openat(dfd, name, openFlags, 0)
 		if err != nil {
@@ -333,7 +338,7 @@ type warnKey struct {
 
 // firstWarning reports whether path has not been warned about for class
 // since it last appeared, and counts it as skipped if so. Keys of paths gone
-// from a scan are dropped (forgetGone), so a reappearing entry is named
+// from a scan are dropped (forgetWarnings), so a reappearing entry is named
 // again; an entry that stays is named once, not at every poll.
 func (s *Source) firstWarning(path string, class error) bool {
 	k := warnKey{path, class.Error()}
@@ -352,16 +357,13 @@ func (s *Source) warnOnce(path string, class, reason error) {
 	}
 }
 
-// forgetGone drops what is remembered of entries the last scan did not
-// meet: a file re-created later is new again, and warned about again. A
-// file the scan could not confirm gone (under a directory it could not
-// list) stays remembered, so that its deletion is not lost.
-func (s *Source) forgetGone(present map[string]bool) {
-	for p := range s.seen {
-		if !present[p] && s.gone(p, present) {
-			delete(s.seen, p)
-		}
-	}
+// forgetWarnings drops the warnings given about entries the last scan did
+// not meet, so that an entry that reappears is named again; an entry that
+// stays is named once, not at every poll. (What is remembered of gone files
+// themselves is dropped by settleGone, once their deletions are written; a
+// file the scan could not confirm gone, under a directory it could not
+// list, stays remembered so that its deletion is not lost.)
+func (s *Source) forgetWarnings(present map[string]bool) {
 	for k := range s.warned {
 		if !present[k.path] {
 			delete(s.warned, k)
