@@ -355,6 +355,10 @@ const OriginalAxis = "original"
 //   - A series of another family (SURE, PRGB) is held back while the
 //     model's clean accuracy (RARE's original series) fires, unless it
 //     kept max_drop less of its baseline rate than the clean one did.
+//   - A built-in retriever is shared by every model (a service's own is
+//     not): its recall series of one model is held back while the same
+//     retriever's series of a model first by id fires, unless it dropped
+//     max_drop more. One retriever, one alert.
 //
 // The held-back series are named in the summary of the alert that holds
 // them; they fire on their own once it no longer fires.
@@ -371,6 +375,18 @@ func inhibitor(k seriesKey, v verdict, firing map[seriesKey]verdict, maxDrop flo
 		orig.Axis, orig.Kind = OriginalAxis, OriginalAxis
 		if ov, ok := firing[orig]; ok && v.drop() < ov.drop()+maxDrop {
 			return orig, true
+		}
+	}
+	if k.Family == RetrievalFamily && k.Kind != schemas.RetrieverService {
+		var first seriesKey
+		for f, fv := range firing {
+			if f.Family == RetrievalFamily && f.Kind == k.Kind && f.Domain == k.Domain && f.Model < k.Model &&
+				v.drop() < fv.drop()+maxDrop && (first.Model == "" || f.Model < first.Model) {
+				first = f
+			}
+		}
+		if first.Model != "" {
+			return first, true
 		}
 	}
 	// The retrieval_hit outcomes of a service (RARE's family) fall with

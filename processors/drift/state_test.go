@@ -3,6 +3,8 @@ package drift
 import (
 	"testing"
 	"time"
+
+	"github.com/robustream/robustream/schemas"
 )
 
 // TestNextHysteresisAndCooldown walks one series through its states.
@@ -91,4 +93,33 @@ func TestInhibitorAcrossFamilies(t *testing.T) {
 	other := prgb
 	other.Model = "n"
 	f(other, verdict{baseline: 0.9, recent: 0.4}, false) // another model's clean accuracy is fine
+}
+
+// TestInhibitorSharedRetriever: a built-in retriever's recall falls for
+// every model alike and alerts once, under the model first by id; a
+// service's own retriever alerts for its model; a model whose recall
+// through the shared retriever fell much further alerts too.
+func TestInhibitorSharedRetriever(t *testing.T) {
+	key := func(model, kind string) seriesKey {
+		return seriesKey{Model: model, Family: RetrievalFamily, Metric: RetrievalMetric, Axis: RetrievalAxis, Kind: kind, Domain: AllDomains}
+	}
+	fell := verdict{baseline: 0.8, recent: 0.5}
+	firing := map[seriesKey]verdict{key("a", "bm25_top3"): fell, key("b", "bm25_top3"): fell, key("c", "bm25_top3"): fell,
+		key("a", schemas.RetrieverService): fell, key("b", schemas.RetrieverService): fell}
+	for _, tc := range []struct {
+		k    seriesKey
+		v    verdict
+		held bool
+	}{
+		{key("a", "bm25_top3"), fell, false},
+		{key("b", "bm25_top3"), fell, true},
+		{key("c", "bm25_top3"), fell, true},
+		{key("c", "bm25_top3"), verdict{baseline: 0.8, recent: 0.1}, false}, // fell 0.4 further
+		{key("b", schemas.RetrieverService), fell, false},
+	} {
+		cause, held := inhibitor(tc.k, tc.v, firing, 0.15)
+		if held != tc.held || held && cause != key("a", "bm25_top3") {
+			t.Errorf("%s: held %v by %s, want held %v", tc.k, held, cause, tc.held)
+		}
+	}
 }
