@@ -59,11 +59,26 @@ func retagDoc(ts []tok) {
 		switch {
 		case codeToken(t.text):
 			t.tag, t.name = "NNP", true
+		case packageName(t.text) && i > 1 && kindNouns[ts[i-1].lower] && ts[i-2].tag == "DT",
+			packageName(t.text) && i > 0 && i+1 < len(ts) && ts[i-1].tag == "DT" && kindNouns[ts[i+1].lower]:
+			// "the package openjdk-17-jre", "the libfoo-dev package": a
+			// package is named by its lower-case name
+			t.tag, t.name = "NNP", true
 		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
 			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):
 			t.tag = "VBZ"
 		}
 	}
+}
+
+// packageName: a lower-case word shaped like a Debian package or program
+// name, with a digit, a hyphen, a plus or a dot inside ("libfoo-dev",
+// "openjdk-17-jre", "python3.11").
+func packageName(w string) bool {
+	if len(w) < 3 || !lowerFirstWord(w) || !nameWord(w) {
+		return false
+	}
+	return strings.ContainsAny(w, "0123456789-+.")
 }
 
 // docVerbs are the verbs documentation states facts with, in the third
@@ -104,8 +119,8 @@ func (x *sent) appositionDefinitions() []Triple {
 		if ns == k || months[x.ts[k-1].lower] || x.hasNumber(ns, k) && !x.ts[ns].name {
 			continue
 		}
-		if ns > 0 && (x.tagAt(ns-1) == "POS" || x.lowerAt(ns-1) == "of" || x.tagAt(ns-1) == "DT" || isAdj(x.tagAt(ns-1))) {
-			continue // "the Expat, …", "version of Quill, the …": the name is a modifier
+		if ns > 0 && (x.tagAt(ns-1) == "POS" || x.lowerAt(ns-1) == "of" || x.lowerAt(ns-1) == "as" || x.tagAt(ns-1) == "DT" || isAdj(x.tagAt(ns-1))) {
+			continue // "the Expat, …", "version of Quill, the …": the name is a modifier; "passed as NULL, a …": a value
 		}
 		if ns > 0 && x.lowerAt(ns-1) == "," || x.listBefore(ns) {
 			continue // an item of a list: "Acme, Beta, the …"
@@ -121,7 +136,7 @@ func (x *sent) appositionDefinitions() []Triple {
 			continue // "Quill, the Acme product": a relation to another name
 		}
 		end := x.defEnd(x.ofNP(k+1, e))
-		if end < 0 || end-k > 14 || x.vagueDefinition(k+1, end) || genericNouns[x.lowerAt(end-1)] && end-k <= 3 {
+		if end < 0 || end-k > 14 || x.vagueDefinition(k+1, end) || x.deictic(k+1, end) || genericNouns[x.lowerAt(end-1)] && end-k <= 3 {
 			continue
 		}
 		if !x.closes(end) && !(x.lowerAt(end) == "which" || x.lowerAt(end) == "that") {
@@ -164,11 +179,17 @@ func (x *sent) listBefore(i int) bool {
 // the clause: "The Quill home page is https://quill.example/." gives (The
 // Quill home page, is, https://quill.example/).
 func (x *sent) codeTail(head string, hs int, be string, k int) []Triple {
-	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" {
+	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" || !addressNouns[x.lowerAt(k-2)] {
 		return nil
 	}
 	return []Triple{{Head: head, Relation: be, Tail: x.str(k, k+1), Kind: KindCopula}}
 }
+
+// addressNouns end the subjects whose value is a path or an address: "the
+// Quill home page", "the configuration file", "the bug tracker"; "the
+// official POSIX name is regex.h" names a file of something unnamed.
+var addressNouns = set("page", "homepage", "site", "website", "repository", "repo", "address", "url", "file",
+	"directory", "dir", "location", "archive", "tracker", "list", "server", "mirror", "path", "socket")
 
 // vagueObject reports an object that names no particular thing: a bare
 // common noun ("files", "extensions"), or a phrase whose head noun is a
@@ -349,4 +370,108 @@ func (x *sent) topicAttribute(topic string, hs, he int) *Triple {
 		return nil
 	}
 	return &Triple{Head: topic, Relation: strings.ToLower(x.str(hs+1, he)), Tail: x.str(k, k+1), Kind: KindAttribute}
+}
+
+// maskMarkup returns s with its inline Markdown and reStructuredText markup
+// blanked out, byte for byte, so that the tagger reads the words while
+// every offset still points into s: emphasis marks ("**kcat**"), code
+// marks ("`gnupg.info`", "“mkapiref.py“") and link syntax ("[GNOME
+// platform][platform]", "[text](https://…)", "<https://…>" keeps its
+// address). A span cut from s between two words never holds a blanked
+// mark at its ends; one holding a mark inside is rejected as markup
+// (badTail).
+func maskMarkup(s string) string {
+	b := []byte(s)
+	blank := func(i, j int) {
+		for k := i; k < j && k < len(b); k++ {
+			b[k] = ' '
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '`':
+			blank(i, i+1)
+		case '*':
+			if i+1 < len(s) && s[i+1] != ' ' || i > 0 && s[i-1] != ' ' {
+				blank(i, i+1)
+			}
+		case '<':
+			if j := strings.IndexByte(s[i:], '>'); j > 0 && strings.Contains(s[i:i+j], "://") {
+				blank(i, i+1)
+				blank(i+j, i+j+1)
+			}
+		case '[':
+			// [text](target) or [text][ref]: the brackets and target go
+			j := strings.IndexByte(s[i:], ']')
+			if j < 0 {
+				continue
+			}
+			j += i
+			if j+1 < len(s) && (s[j+1] == '(' || s[j+1] == '[') {
+				closer := byte(')')
+				if s[j+1] == '[' {
+					closer = ']'
+				}
+				if k := strings.IndexByte(s[j+2:], closer); k >= 0 {
+					blank(i, i+1)
+					blank(j, j+2+k+1)
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// deictic reports a phrase that points at its context instead of naming
+// ("the build system of this project", "a fork of our code"): its answer
+// means nothing without the document.
+func (x *sent) deictic(i, j int) bool {
+	for k := i; k < j; k++ {
+		switch x.ts[k].lower {
+		case "this", "these", "those", "our", "your", "my", "here":
+			return true
+		}
+	}
+	return false
+}
+
+// roleCopula reads "The maintainer of quill is Oda Rasmussen." as (quill,
+// maintainer, Oda Rasmussen), kind attribute: a subject that is "the", a
+// role and "of" something, the verb "is", and a person's name closing the
+// clause.
+func (x *sent) roleCopula(hs, he int) *Triple {
+	if x.lowerAt(hs) != "the" || x.lowerAt(he) != "is" {
+		return nil
+	}
+	r, re := x.role(hs)
+	if r == "" || x.lowerAt(re) != "of" {
+		return nil
+	}
+	oe := x.np(re + 1)
+	if oe == re+1 || oe != he || x.deictic(re+1, oe) {
+		return nil
+	}
+	ne := x.name(he + 1)
+	if !x.personName(he+1, ne) || !x.closes(ne) {
+		return nil
+	}
+	return &Triple{Head: x.str(re+1, oe), Relation: r, Tail: x.str(he+1, ne), Kind: KindAttribute}
+}
+
+// unmarkDeterminer drops a determiner standing before markup that opens
+// the rest of a span: "the [GNOME platform" (the link "[GNOME
+// platform][platform]" blanked by maskMarkup) becomes "GNOME platform",
+// still a verbatim span of the sentence.
+func unmarkDeterminer(t string) string {
+	for _, d := range []string{"the ", "a ", "an ", "The ", "A ", "An "} {
+		rest, ok := strings.CutPrefix(t, d)
+		if !ok {
+			continue
+		}
+		trimmed := strings.TrimLeft(rest, "[`*_")
+		if trimmed != rest && trimmed != "" && !strings.ContainsAny(trimmed, "[]`*") {
+			return trimmed
+		}
+	}
+	return t
 }

@@ -18,9 +18,12 @@ func TestExtractDocProse(t *testing.T) {
 		{"You need Quillpad, a program to print files, and Lintwerk, the definitions file.", "", "", "", ""},
 		{"On Fjordix, the installer is started by hand.", "", "", "", ""},
 		{"Quillpad, the editor, is small.", "", "", "", ""},
+		{"If the last argument is passed as NULL, a set of default tables that is built in is used.", "", "", "", ""},
+		{"The argument is passed as NULL, a set of default tables that is built in.", "", "", "", ""},
 		// A path or address as the value of a named subject.
 		{"The Quillpad home page is https://quillpad.example/docs.", "The Quillpad home page", "is", "https://quillpad.example/docs", KindCopula},
 		{"The Quillpad home page is https://quillpad.example/docs or a mirror of it.", "", "", "", ""},
+		{"The official Fjord name is quill.h.", "", "", "", ""},
 		// A parenthesis after the subject; a participle phrase in it.
 		{"quillc (Quill compiler) is a compiler for the Quill language.", "quillc", "is", "a compiler for the Quill language", KindCopula},
 		{"The oldest version of Lintwerk supported by Quillpad is 3.2.", "The oldest version of Lintwerk supported by Quillpad", "is", "3.2", KindCopula},
@@ -119,6 +122,36 @@ func TestSentencesDocs(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("Sentences(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestExtractRoleCopula: "The maintainer of X is NAME" names X's
+// maintainer; a role of "this project" or a name that goes on does not.
+func TestExtractRoleCopula(t *testing.T) {
+	got := Extract("The maintainer of quillpad is [Oda Rasmussen][oda].\n\n[oda]: https://oda.example/")
+	if !has(got, "quillpad", "maintainer", "Oda Rasmussen", KindAttribute) {
+		t.Errorf("role not read:%s", show(got))
+	}
+	for _, text := range []string{"The maintainer of this project is Oda Rasmussen.", "The maintainer of quillpad is Oda Rasmussen and her team."} {
+		for _, x := range Extract(text) {
+			if x.Relation == "maintainer" {
+				t.Errorf("%q: read %s", text, show([]Triple{x}))
+			}
+		}
+	}
+}
+
+// TestExtractMarkup: Markdown marks around words do not hide the words,
+// and an answer never carries a mark.
+func TestExtractMarkup(t *testing.T) {
+	got := Extract("**Quillpad** is part of the [Fjord platform][fjord].\n\n[fjord]: https://fjord.example/")
+	if !has(got, "Quillpad", "is part of", "Fjord platform", KindCopula) {
+		t.Errorf("marked-up sentence not read:%s", show(got))
+	}
+	for _, x := range Extract("Quillpad depends on [`lintwerk` and friends](https://lint.example/).") {
+		if strings.ContainsAny(x.Tail, "[]`*") {
+			t.Errorf("markup in a tail: %s", show([]Triple{x}))
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // badTail reports characters that no fact's value holds: layout and markup.
 func badTail(t string) bool {
-	return spaceRun(t, 2) || strings.ContainsAny(t, "*<>{}|=\\`") || strings.Contains(t, "-*-")
+	return spaceRun(t, 2) || strings.ContainsAny(t, "*<>{}|=\\`[]") || strings.Contains(t, "-*-")
 }
 
 // spaceRun reports a run of n spaces inside a line of s: layout (columns,
@@ -58,7 +58,7 @@ func Extract(chunkText string) []Triple {
 	r := reader{proper: map[string]bool{}, lower: map[string]bool{}}
 	tagged := make([][]tok, len(sentences))
 	for i, s := range sentences {
-		tagged[i] = tagSentence(s.Text)
+		tagged[i] = tagSentence(maskMarkup(s.Text))
 		retagDoc(tagged[i])
 		for k, t := range tagged[i] {
 			if k > 0 && isCapital(t.text) && tagged[i][k-1].tag != "``" && tagged[i][k-1].text != ":" {
@@ -71,6 +71,7 @@ func Extract(chunkText string) []Triple {
 	r.docTopic = chunkTopic(tagged)
 	for i, s := range sentences {
 		for _, t := range r.read(s.Text, tagged[i]) {
+			t.Tail = unmarkDeterminer(t.Tail)
 			if badTail(t.Tail) || badTail(t.Head) {
 				continue
 			}
@@ -202,6 +203,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
 		return nil // "Fix …", "Add support for …", "To fix this, …"
 	}
+	if conditional[x.lowerAt(0)] {
+		return nil // "If you use Quill, …": true only under its condition
+	}
 	r.fixCapitals(x.ts)
 	lowerName(x.ts)
 	var out []Triple
@@ -214,9 +218,6 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	start, introDate := x.skipIntro()
 	if start < 0 {
 		return out
-	}
-	if conditional[x.lowerAt(0)] {
-		return out // "If you use Quill, …": true only under its condition
 	}
 	hs, he := start, x.subject(start)
 	last := r.last
@@ -246,6 +247,10 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	x.subjNamed = x.subjNamed || named && he-hs <= 4 && !x.possessive(hs, he)
 	if x.subjNamed {
 		r.last = head
+	}
+	if t := x.roleCopula(hs, he); t != nil {
+		// "The maintainer of Quill is Oda Rasmussen."
+		return append(out, *t)
 	}
 	if !named && r.docTopic != "" {
 		// "The configuration file is /etc/quill.conf" in a chunk about
@@ -784,7 +789,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		// "GNU Wget is a free utility for non-interactive download of
 		// files": what the named thing is.
 		end := x.defEnd(e2)
-		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) {
+		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
 			return nil
 		}
 		return []Triple{{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula}}

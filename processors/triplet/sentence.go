@@ -121,7 +121,10 @@ func commandLine(s string) bool {
 		return true
 	case strings.HasPrefix(s, "./"), strings.HasPrefix(s, "../"):
 		return true
-	case strings.HasPrefix(s, "-") && len(s) > 1 && (s[1] == '-' || unicode.IsLetter(rune(s[1]))):
+	case strings.HasPrefix(s, "--") && len(s) > 2 && unicode.IsLetter(rune(s[2])),
+		strings.HasPrefix(s, "-") && len(s) > 2 && unicode.IsLetter(rune(s[1])) && (s[2] == ' ' || s[2] == ',' || unicode.IsLetter(rune(s[2]))):
+		// "--with-foo", "-v, --verbose"; a Debian trailer "-- Name <…>"
+		// or a dash that opens a sentence is not an option
 		return true
 	}
 	return false
