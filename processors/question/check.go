@@ -141,6 +141,8 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
 		CheckSubjectNamed:        score(SubjectNamed(head) && questionNamed(question)),
 		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
+		CheckAnswerSpecific:      score(AnswerSpecific(answer, chunks...)),
+		CheckQuestionSpecific:    score(QuestionSpecific(question, head, answer, chunks...)),
 	}
 	for _, v := range s {
 		if v == 0 {

@@ -67,7 +67,7 @@ func TestChecks(t *testing.T) {
 	f := func(q, a string, chunks []string, pass bool, failed string) {
 		t.Helper()
 		scores, ok := Checks(q, "Acme Corp", a, chunks)
-		if ok != pass || len(scores) != 6 {
+		if ok != pass || len(scores) != 8 {
 			t.Errorf("Checks(%q, %q) = %v, %v; want pass=%v", q, a, scores, ok, pass)
 		}
 		if failed != "" && scores[failed] != 0 {

@@ -186,7 +186,7 @@ func (g *Graph) askTail(subject string, e *Edge) (string, bool) {
 		return finish("Where is "+subject+" "+placeRe.FindStringSubmatch(rel)[1], e, false), true
 	case attribute(e):
 		wh := "What"
-		if looksLikePerson(e.Tail) {
+		if isPerson(e.Tail, e.Sentence) {
 			wh = "Who"
 		}
 		be := "is"

@@ -91,24 +91,62 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	f := strings.Fields(strings.ToLower(relation))
 	subject := questionCase(head)
 	last := f[len(f)-1]
-	// Passive: "was acquired by", "was founded in".
+	// Passive: "was acquired by", "was founded in", "is maintained by",
+	// "is installed in", "was introduced in".
 	if len(f) == 3 && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
 		be, participle := f[0], f[1]
+		kind := kindOf(tail, sentence)
 		switch {
 		case last == "by":
 			if !isParticiple(participle) {
 				return "", false // "is copyright by": not a verb to ask with
 			}
-			return "Who " + pastOf(participle) + " " + subject + anchorOr(head, tail, sentence, asOf, true) + "?", true
-		case isDate(tail):
+			// The agent does it: "was written by" asks "Who wrote X?",
+			// "is maintained by" "Who maintains X?"; an agent that is not
+			// named in capitals (a program, "the kernel") is a "what".
+			verb := pastOf(participle)
+			if be == "is" || be == "are" {
+				l := lemmaOfParticiple(participle)
+				if l == "" {
+					return "", false
+				}
+				verb = thirdPersonOf(l)
+			}
+			wh := "Who"
+			if !agentNamed(tail) {
+				wh = "What"
+			}
+			return wh + " " + verb + " " + subject + anchorOr(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
+		case kind == answerDate:
 			return "When " + be + " " + subject + " " + participle + "?", true
-		case (last == "in" || last == "at") && placeParticiples[participle]:
+		case kind == answerVersion && (last == "in" || last == "since"):
+			// "was introduced in 2.5": "In which version was X introduced?"
+			if last == "since" {
+				return "Since which version " + be + " " + subject + " " + participle + "?", true
+			}
+			return "In which version " + be + " " + subject + " " + participle + "?", true
+		case kind == answerPath && (last == "in" || last == "at" || last == "under" || last == "into"):
+			// "is installed in /usr/lib/foo": "Where is X installed?"
+			return "Where " + be + " " + subject + " " + participle + "?", true
+		case (last == "in" || last == "at") && placeParticiples[participle] && kind == answerThing:
 			return "Where " + be + " " + subject + " " + participle + "?", true
 		case last == "in" || last == "under" || last == "on":
 			// "What is Wget written in?", "What is Valgrind licensed under?"
 			return "What " + be + " " + subject + " " + participle + " " + last + "?", true
 		}
 		return "", false
+	}
+	// A release: "added in 2.5", "introduced in version 3".
+	if last == "in" && len(f) >= 2 && kindOf(tail, sentence) == answerVersion {
+		v, ok := parseRelation(strings.Join(f[:len(f)-1], " "))
+		if !ok || v.copula || !v.past {
+			return "", false
+		}
+		obj := objectBefore(sentence, f[0], last, tail)
+		if obj == "" {
+			return "", false // "In which version did X add?" asks nothing
+		}
+		return "In which version did " + subject + " " + v.lemma + " " + obj + "?", true
 	}
 	// A dated event: "opened on", "co-founded in".
 	if (last == "on" || last == "in") && len(f) >= 2 && isDate(tail) {
@@ -156,6 +194,21 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		}
 	}
 	return Single(head, relation, tail, sentence, asOf)
+}
+
+// agentNamed: the agent of a passive is named as a person or an
+// organisation is ("Oda Rasmussen", "the Debian Project", "Beta Inc."),
+// not a thing ("the kernel", "`systemd`", "/etc/foo").
+func agentNamed(tail string) bool {
+	w := strings.Fields(tail)
+	for len(w) > 1 && (strings.EqualFold(w[0], "the") || strings.EqualFold(w[0], "a") || strings.EqualFold(w[0], "an")) {
+		w = w[1:]
+	}
+	if len(w) == 0 || kindOf(tail, "") != answerThing && kindOf(tail, "") != answerPerson {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(w[0])
+	return unicode.IsUpper(r) && !codeToken(w[0])
 }
 
 // measureLemma: verbs whose amount is a level ("reach NOK 37 million"),
@@ -225,10 +278,14 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 	if len(f) > 1 {
 		return "", false
 	}
+	if kindOf(tail, sentence) == answerPath {
+		// "The system-wide configuration of Quill is /etc/quill.conf".
+		return "Where " + be + " " + subject + " located?", true
+	}
 	if !strings.ContainsAny(tail, "0123456789") {
 		// "Fjordline's largest warehouse is Lonevåg": the name is asked.
 		wh := "What"
-		if looksLikePerson(tail) {
+		if isPerson(tail, sentence) {
 			wh = "Who"
 		}
 		return wh + " " + be + " " + subject + timeAnchor(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
@@ -249,7 +306,7 @@ func attributeQuestion(head, relation, tail, sentence string, asOf time.Time) (s
 	if participial(rel) {
 		return "", false // "based on": neither a role nor a figure of the head
 	}
-	if looksLikePerson(tail) {
+	if isPerson(tail, sentence) {
 		// "Who is the chief executive of Northwind Robotics?"
 		// The sentence's dates belong to other events ("elected Ingrid
 		// Solberg, the chief executive of Northwind Robotics, on 12
@@ -259,6 +316,15 @@ func attributeQuestion(head, relation, tail, sentence string, asOf time.Time) (s
 			q += " as of " + asOf.Format("January 2006")
 		}
 		return q + "?", true
+	}
+	switch kindOf(tail, sentence) {
+	case answerPath:
+		// "Where is Quill's configuration file located?"
+		return "Where is " + possessive(subject) + " " + rel + " located?", true
+	case answerDate:
+		// "When was Quill's first release?" reads as asked; "What was
+		// Quill's release date?" too, and keeps the attribute's noun.
+		return "What is " + possessive(subject) + " " + rel + "?", true
 	}
 	// "What was Fjordline Logistics' revenue for 2025?"
 	a, be := "", "was"

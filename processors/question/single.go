@@ -18,6 +18,9 @@ func Build(t *schemas.Triplet) (*schemas.Question, string) {
 		return nil, RejectNoTemplate
 	}
 	answer := strings.Join(strings.Fields(t.Tail), " ")
+	if t.Kind != kindTable && otherAnswerInChunk(t.Head, t.Relation, t.Tail, t.ChunkText) {
+		return nil, RejectAmbiguous // the chunk names another answer
+	}
 	chunks := []string{t.ChunkText}
 	scores, ok := Checks(text, t.Head, answer, chunks)
 	if !ok {

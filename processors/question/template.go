@@ -15,6 +15,7 @@ type verbForm struct {
 	copula   bool   // "What was X?" rather than "What did X …?"
 	be       string // for copulas: is, are, was, were
 	appoints bool   // takes a person as object: "Whom did X appoint?"
+	plural   bool   // a plural present ("provide"): "What do X and Y provide?"
 }
 
 // copulas maps copula relations to the form of "to be" that asks for them;
@@ -92,8 +93,11 @@ func regularPast(v string) string {
 		return v[:len(v)-3] + "y"
 	}
 	n := len(s)
-	if n >= 3 && s[n-1] == s[n-2] && strings.IndexByte("bdgmnpt", s[n-1]) >= 0 {
-		return s[:n-1]
+	if n >= 4 && s[n-1] == s[n-2] && strings.IndexByte("bdgmnpt", s[n-1]) >= 0 {
+		return s[:n-1] // "shipped" → "ship"; "added" → "add"
+	}
+	if n >= 4 && s[n-1] == 'd' && strings.IndexByte("iuoa", s[n-2]) >= 0 && strings.IndexByte("aeiou", s[n-3]) < 0 {
+		return s + "e" // "provided", "included", "decoded", "traded"; not "avoided", "loaded"
 	}
 	if n >= 3 && s[n-1] == 'l' && strings.IndexByte("bdgkptz", s[n-2]) >= 0 {
 		return s + "e" // "handled" → "handle", "settled" → "settle"
@@ -146,30 +150,36 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 	}
 	f, ok := parseRelation(relation)
 	if !ok {
-		return "", false
+		if f, ok = pluralRelation(relation); !ok || !pluralHead(head) {
+			return "", false
+		}
 	}
 	subject := questionCase(head)
 	aux := "does"
-	if f.past {
+	switch {
+	case f.past:
 		aux = "did"
+	case f.plural:
+		aux = "do"
 	}
+	kind := kindOf(tail, sentence)
 	var q string
 	switch {
 	case f.copula:
 		wh := "What"
-		if looksLikePerson(tail) {
+		if kind == answerPerson {
 			wh = "Who"
 		}
 		q = wh + " " + f.be + " " + subject
-	case f.appoints && looksLikePerson(tail):
+	case f.appoints && kind == answerPerson:
 		q = "Whom " + aux + " " + subject + " " + f.lemma + role(sentence, tail)
-	case looksLikePerson(tail):
+	case kind == answerPerson:
 		// "Who did the project thank?": a person is asked with "who"
 		q = "Who " + aux + " " + subject + " " + f.lemma
-	case countNoun(tail) != "" && !strings.Contains(f.lemma, " "):
-		q = "How many " + countNoun(tail) + " " + aux + " " + subject + " " + f.lemma
+	case kind == answerCount && countedUnit(tail) != "" && !strings.Contains(f.lemma, " "):
+		q = "How many " + countedUnit(tail) + " " + aux + " " + subject + " " + f.lemma
 	default:
-		q = "What " + aux + " " + subject + " " + f.lemma
+		q = whFor(kind, tail) + " " + aux + " " + subject + " " + f.lemma
 	}
 	if a := anchor(head, tail, sentence); a != "" {
 		q += " " + a
@@ -189,6 +199,50 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 	return q, true
 }
 
+// pluralHead: a subject that takes a plural verb: coordinated names ("cp
+// and mv"), or a noun phrase ending in a plural noun ("IBM Z platforms").
+func pluralHead(head string) bool {
+	orig := strings.Fields(head)
+	h := strings.ToLower(strings.TrimSpace(head))
+	w := strings.Fields(h)
+	if len(w) == 0 || imperatives[w[0]] {
+		return false // "Make PICTURES match …": an instruction
+	}
+	if strings.Contains(h, " and ") || strings.Contains(h, ", ") {
+		return true
+	}
+	// A plural noun phrase that names something ("IBM Z platforms"), not
+	// a kind of thing opening a sentence ("Opaque formats").
+	named := false
+	for _, x := range orig[1:] {
+		if len([]rune(x)) > 1 && isCapitalized(x) || codeToken(x) {
+			named = true
+		}
+	}
+	last := w[len(w)-1]
+	return named && len(last) > 3 && strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") &&
+		!strings.HasSuffix(last, "us") && !strings.HasSuffix(last, "is") && !strings.ContainsAny(last, "0123456789_")
+}
+
+// pluralRelation reads a relation in the plural present ("provide",
+// "depend on", "have"), which asks with "do": "What do `foo` and `bar`
+// provide?". The verb is one the part-of-speech tagger reads as a present
+// verb after "They".
+func pluralRelation(rel string) (verbForm, bool) {
+	f := strings.Fields(strings.ToLower(rel))
+	if len(f) == 0 || len(f) > 2 || copulas[f[0]] != "" || auxiliaries[f[0]] && f[0] != "have" || dangling[f[0]] {
+		return verbForm{}, false
+	}
+	if len(f) == 2 && !dangling[f[1]] {
+		return verbForm{}, false // a particle or preposition follows, nothing else
+	}
+	ts := tagged("They " + f[0] + " it")
+	if len(ts) != 3 || ts[1].Tag != "VBP" {
+		return verbForm{}, false
+	}
+	return verbForm{lemma: strings.Join(f, " "), plural: true}, true
+}
+
 // lowerable words open a head with a common noun or an article, which loses
 // its sentence-initial capital inside a question.
 var lowerable = map[string]bool{"the": true, "a": true, "an": true, "inflation": true, "revenue": true,
@@ -206,7 +260,7 @@ func questionCase(head string) string {
 	if i := strings.IndexFunc(head, unicode.IsSpace); i >= 0 {
 		first = head[:i]
 	}
-	if lowerable[strings.ToLower(first)] && first != strings.ToUpper(first) {
+	if lowerable[strings.ToLower(first)] && (first != strings.ToUpper(first) || first == "A" && first != head) {
 		r, n := utf8.DecodeRuneInString(head)
 		return string(unicode.ToLower(r)) + head[n:]
 	}
@@ -244,6 +298,10 @@ func looksLikePerson(s string) bool {
 
 var countRe = regexp.MustCompile(`^(?:\d{1,3}(?:,\d{3})+|\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+((?:[A-Za-z0-9][A-Za-z0-9-]*\s+){0,3}[a-z][a-z-]*)$`)
 
+// boundRe: a bound before a count ("up to 64 connections") still counts
+// the same things.
+var boundRe = regexp.MustCompile(`^(?i:up to|at least|at most|more than|fewer than|less than|over|about|around|nearly|almost|approximately|roughly)\s+`)
+
 // notCounted are words after a number that make it an amount, not a count.
 var notCounted = map[string]bool{"percent": true, "per": true, "million": true, "billion": true,
 	"thousand": true, "trillion": true, "basis": true, "points": true, "times": true, "years": true,
@@ -252,7 +310,7 @@ var notCounted = map[string]bool{"percent": true, "per": true, "million": true, 
 // countNoun returns the counted noun phrase of "12 new stores" ("new
 // stores"), or "" when the tail is not a count of things.
 func countNoun(tail string) string {
-	m := countRe.FindStringSubmatch(tail)
+	m := countRe.FindStringSubmatch(boundRe.ReplaceAllString(strings.TrimSpace(tail), ""))
 	if m == nil {
 		return ""
 	}

@@ -80,7 +80,7 @@ func SubjectNamed(head string) bool {
 		// "Make" is a verb at the head of a bullet; "Make Corp" would be
 		// capitalized twice, as names are.
 		f := strings.Fields(head)
-		return len(f) > 1 && (isCapitalized(f[1]) || isOption(f[1]))
+		return len(f) > 1 && (isCapitalized(f[1]) && !codeToken(f[1]) || isOption(f[1]))
 	}
 	if len(w) == 1 && abstractNoun(w[0]) {
 		// "Decompression requires …": one capitalized word at the head of
@@ -186,8 +186,10 @@ func WellFormed(question, answer string) (map[string]float64, string) {
 		CheckSubjectNamed:        score(questionNamed(question)),
 		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
+		CheckAnswerSpecific:      score(AnswerSpecific(answer)),
+		CheckQuestionSpecific:    score(QuestionSpecific(question, "", answer)),
 	}
-	for _, c := range []string{CheckQuestionForm, CheckSubjectNamed, CheckAnswerWhole, CheckAnswerNotInQuestion} {
+	for _, c := range []string{CheckQuestionForm, CheckSubjectNamed, CheckAnswerWhole, CheckAnswerNotInQuestion, CheckAnswerSpecific, CheckQuestionSpecific} {
 		if s[c] == 0 {
 			return s, c
 		}

@@ -1,0 +1,271 @@
+package question
+
+import (
+	"testing"
+	"time"
+
+	"github.com/robustream/robustream/schemas"
+)
+
+// TestQuestionWordByAnswer: the question word follows what the answer is
+// (a person, a date, a version, a path, a command, a count with its unit),
+// and the verb agrees with its subject and keeps its tense.
+func TestQuestionWordByAnswer(t *testing.T) {
+	for _, tc := range []struct{ kind, head, relation, tail, sentence, want string }{
+		// A person, or an organisation named as the agent: "Who"; a thing: "What".
+		{"verb", "Lintwerk", "is maintained by", "Oda Rasmussen", "Lintwerk is maintained by Oda Rasmussen.", "Who maintains Lintwerk?"},
+		{"verb", "Lintwerk", "was written by", "Oda Rasmussen", "Lintwerk was written by Oda Rasmussen.", "Who wrote Lintwerk?"},
+		{"verb", "Lintwerk", "is developed by", "the Quill Foundation", "Lintwerk is developed by the Quill Foundation.", "Who develops Lintwerk?"},
+		{"verb", "Lintwerk", "are provided by", "the libquill package", "Lintwerk are provided by the libquill package.", "What provides Lintwerk?"},
+		{"verb", "The Quill Project", "thanks", "Oda Rasmussen", "The Quill Project thanks Oda Rasmussen <oda@example.org>.", "Who does the Quill Project thank?"},
+		{"verb", "The Quill Project", "thanks", "the Quill Foundation", "The Quill Project thanks the Quill Foundation.", "What does the Quill Project thank?"},
+		// A date: "When".
+		{"verb", "Lintwerk", "was released on", "14 March 2021", "Lintwerk was released on 14 March 2021.", "When was Lintwerk released?"},
+		{"verb", "Lintwerk", "was released on", "2021-03-14", "Lintwerk was released on 2021-03-14.", "When was Lintwerk released?"},
+		// A version: "In which version", "Since which version".
+		{"verb", "The --fast option", "was introduced in", "2.5", "The --fast option was introduced in 2.5.", "In which version was the --fast option introduced?"},
+		{"verb", "Lintwerk", "is available since", "version 1.4", "Lintwerk is available since version 1.4.", "Since which version is Lintwerk available?"},
+		{"verb", "Lintwerk", "added in", "2.5.1", "Lintwerk added YAML support in 2.5.1.", "In which version did Lintwerk add YAML support?"},
+		// A path: "Where … installed/located", "Which file", "Which directory".
+		{"verb", "Lintwerk", "is installed in", "/usr/lib/lintwerk", "Lintwerk is installed in /usr/lib/lintwerk.", "Where is Lintwerk installed?"},
+		{"verb", "Lintwerk", "reads", "/etc/lintwerk.conf", "Lintwerk reads /etc/lintwerk.conf at start.", "Which file does Lintwerk read?"},
+		{"verb", "Lintwerk", "fills", "~/.cache/lintwerk/", "Lintwerk fills ~/.cache/lintwerk/ between runs.", "Which directory does Lintwerk fill?"},
+		{"copula", "The Lintwerk configuration file", "is", "/etc/lintwerk.conf", "The Lintwerk configuration file is /etc/lintwerk.conf.", "Where is the Lintwerk configuration file located?"},
+		{"attribute", "Lintwerk", "configuration file", "/etc/lintwerk.conf", "Lintwerk's configuration file, /etc/lintwerk.conf, is read first.", "Where is Lintwerk's configuration file located?"},
+		// A command: "Which command".
+		{"verb", "Lintwerk", "runs", "lintwerk --check", "Before each commit Lintwerk runs `lintwerk --check` on the tree.", "Which command does Lintwerk run?"},
+		// A count with its unit: "How many {unit}".
+		{"verb", "Lintwerk", "supports", "up to 64 connections", "Lintwerk supports up to 64 connections.", "How many connections does Lintwerk support?"},
+		{"verb", "Lintwerk", "reserves", "512 KB", "Lintwerk reserves 512 KB for its buffers.", "How many KB does Lintwerk reserve?"},
+		// Anything else: "What".
+		{"verb", "Lintwerk", "depends on", "libquill", "Lintwerk depends on libquill.", "What does Lintwerk depend on?"},
+		{"verb", "Lintwerk", "defaults to", "UTF-8", "Lintwerk defaults to UTF-8.", "What does Lintwerk default to?"},
+		{"verb", "Lintwerk", "is licensed under", "the Quill Public License", "Lintwerk is licensed under the Quill Public License.", "What is Lintwerk licensed under?"},
+		// "TCP/IP" and "and/or" are no paths; "GNU GPL" and "Quill Public License" no people.
+		{"verb", "Lintwerk", "speaks", "TCP/IP", "Lintwerk speaks TCP/IP.", "What does Lintwerk speak?"},
+		{"copula", "Lintwerk's licence", "is", "Quill Public License", "Lintwerk's licence is Quill Public License.", "What is Lintwerk's licence?"},
+		// Agreement: a plural subject asks with "do", a singular one never
+		// with a bare verb.
+		{"verb", "Lintwerk and Quillsh", "provide", "a plugin interface", "Lintwerk and Quillsh provide a plugin interface.", "What do Lintwerk and Quillsh provide?"},
+		{"verb", "The Quill servers", "support", "hardware compression", "The Quill servers support hardware compression.", "What do the Quill servers support?"},
+		{"verb", "Lintwerk", "provide", "a plugin interface", "Lintwerk provide a plugin interface.", ""},
+		{"verb", "Opaque formats", "include", "proprietary formats", "Opaque formats include proprietary formats.", ""},
+		{"verb", "Make QUILLS", "match", "a picture CD", "Make QUILLS match a picture CD.", ""},
+		// The subject keeps its determiner, lower-cased inside the
+		// question; a program's name keeps its case.
+		{"verb", "A Quill-conforming parser", "replaces", "the old Lintwerk parser", "A Quill-conforming parser replaces the old Lintwerk parser.", "What does a Quill-conforming parser replace?"},
+		{"copula", "libquill", "is", "an XML toolkit", "libquill is an XML toolkit.", "What is `libquill`?"},
+		{"copula", "libquill2", "is", "an XML toolkit", "libquill2 is an XML toolkit.", "What is libquill2?"},
+	} {
+		got, ok := SingleFor(tc.kind, tc.head, tc.relation, tc.tail, tc.sentence, tc.sentence, time.Time{})
+		if tc.want == "" {
+			if ok {
+				t.Errorf("%s (%s | %s | %s): got %q, want none", tc.kind, tc.head, tc.relation, tc.tail, got)
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("%s (%s | %s | %s) = %q, %v; want %q", tc.kind, tc.head, tc.relation, tc.tail, got, ok, tc.want)
+		}
+	}
+}
+
+// TestAnswerKinds: what kind of thing an answer is, from its shape and
+// its sentence.
+func TestAnswerKinds(t *testing.T) {
+	for _, tc := range []struct {
+		tail, sentence string
+		want           answerKind
+	}{
+		{"Oda Rasmussen", "", answerPerson},
+		{"Quill Public License", "", answerThing},
+		{"Robot Exclusion Standard", "", answerThing},
+		{"GNU GPL", "", answerThing},
+		{"14 March 2021", "", answerDate},
+		{"2021-03-14", "", answerDate},
+		{"1998", "", answerDate},
+		{"2.5.1", "", answerVersion},
+		{"v3.0.19-1", "", answerVersion},
+		{"version 4", "", answerVersion},
+		{"/usr/share/doc/quill/", "", answerPath},
+		{"$HOME/.quillrc", "", answerPath},
+		{"debian/source/format", "", answerPath},
+		{"debian/quill.install", "", answerPath},
+		{"TCP/IP", "", answerThing},
+		{"and/or", "", answerThing},
+		{"100 MB/s", "", answerThing},
+		{"https://quill.example.org/docs", "", answerThing},
+		{"make install", "To build it, run make install as root.", answerCommand},
+		{"make install", "The targets make install and make check exist.", answerThing},
+		{"lintwerk --check", "Lintwerk runs `lintwerk --check` first.", answerCommand},
+		{"12 worker threads", "", answerCount},
+		{"64 KB", "", answerCount},
+	} {
+		if got := kindOf(tc.tail, tc.sentence); got != tc.want {
+			t.Errorf("kindOf(%q, %q) = %v, want %v", tc.tail, tc.sentence, got, tc.want)
+		}
+	}
+}
+
+// TestSpecificAnswers: an answer is one definite thing: not a generic
+// phrase, not dated by the time of writing, not a list, not one item of a
+// list in its passage.
+func TestSpecificAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		answer, passage string
+		want            bool
+	}{
+		{"a cryptographic library", "", true},
+		{"the Robot Exclusion Standard", "", true},
+		{"a small and fast command-line search tool", "", true},
+		{"between 5 and 10", "", true},
+		{"GNU Wget (a downloader, mirror and crawler)", "", true},
+		{"the executable page problem for SELinux", "", true},
+		// Generic or pointing into the text.
+		{"external libraries", "", false},
+		{"many features", "", false},
+		{"a number of improvements", "", false},
+		{"stable, public APIs", "", false},
+		{"a fix for a problem", "", false},
+		{"extensions", "", false},
+		{"the following", "", false},
+		{"one", "", false},
+		{"a freely available open-source package", "", false},
+		// Relative to the time of writing.
+		{"a current version of Lintwerk", "", false},
+		{"the latest release", "", false},
+		// Lists.
+		{"zlib, bzip2 and xz", "", false},
+		{"YAML, TOML, INI", "", false},
+		{"libquill and libquillsh", "", false},
+		// One item of a list in the passage.
+		{"Per Holm", "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie.", false},
+		{"Oda Rasmussen", "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie.", false},
+		{"Ivar Lie", "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie.", false},
+		{"YAML", "Lintwerk reads YAML and TOML.", false},
+		{"TOML", "Lintwerk reads YAML and TOML.", false},
+		// Not a list: an apposition, a clause after "and", a comment.
+		{"Oda Rasmussen", "The project's maintainer, Oda Rasmussen, lives in Bergen.", true},
+		{"the old parser", "Lintwerk replaced the old parser and gained a plugin interface.", true},
+		{"1,240 people", "Quill employs 1,240 people, up from 1,100.", true},
+		{"the GNU General Public License", "Quill is licensed under the GNU General Public License, which permits copying.", true},
+	} {
+		var ps []string
+		if tc.passage != "" {
+			ps = []string{tc.passage}
+		}
+		if got := AnswerSpecific(tc.answer, ps...); got != tc.want {
+			t.Errorf("AnswerSpecific(%q, %q) = %v, want %v", tc.answer, tc.passage, got, tc.want)
+		}
+	}
+}
+
+// TestSpecificQuestions: the subject is named, the question is as long as
+// a person writes one, and "now" comes with the release it refers to.
+func TestSpecificQuestions(t *testing.T) {
+	for _, tc := range []struct {
+		question, head, answer, passage string
+		want                            bool
+	}{
+		{"What does Lintwerk support?", "Lintwerk", "YAML", "Lintwerk supports YAML.", true},
+		{"What does the package provide?", "The package", "a plugin interface", "", false},
+		{"What does this library require?", "This library", "libquill", "", false},
+		{"What does it require?", "it", "libquill", "", false},
+		{"What does the C source require?", "The C source", "a C99 compiler", "", false},
+		{"What do later Quill releases use?", "Later Quill releases", "a new parser", "", false},
+		{"What does the Quill Project thank?", "The Quill Project", "the Quill Foundation", "", true},
+		{"What does the --fast option select?", "the --fast option", "level 1", "", true},
+		{"What does Occasionally Quill print?", "Occasionally Quill", "a warning", "", false},
+		// "now" without its release, in the question or in the sentence.
+		{"What does Lintwerk now use?", "Lintwerk", "libquill", "", false},
+		{"What does Lintwerk use?", "Lintwerk", "libquill", "Lintwerk now uses libquill. It is fast.", false},
+		{"What does Lintwerk no longer read?", "Lintwerk", "INI files", "", false},
+		{"In Lintwerk 2.5, what does Lintwerk now use?", "Lintwerk (Lintwerk 2.5)", "libquill", "Lintwerk now uses libquill.", true},
+		{"What does Lintwerk use as of April 2026?", "Lintwerk", "libquill", "Lintwerk now uses libquill.", true},
+		// Longer than a person writes.
+		{"What does the Lintwerk plugin interface that the Quill Project designed for the editors and translators of the Nordic countries in the long years before the first stable release of Quillsh and its manual provide?",
+			"Lintwerk", "hooks", "", false},
+	} {
+		var ps []string
+		if tc.passage != "" {
+			ps = []string{tc.passage}
+		}
+		if got := QuestionSpecific(tc.question, tc.head, tc.answer, ps...); got != tc.want {
+			t.Errorf("QuestionSpecific(%q, %q) = %v, want %v", tc.question, tc.head, got, tc.want)
+		}
+	}
+}
+
+// TestOneAnswerInChunk: a single-hop question is asked only when its
+// chunk names one answer for its subject and relation.
+func TestOneAnswerInChunk(t *testing.T) {
+	for _, tc := range []struct {
+		head, relation, tail, chunk string
+		ambiguous                   bool
+	}{
+		{"Lintwerk", "supports", "YAML", "Lintwerk supports YAML. It also supports TOML.", true},
+		{"Lintwerk", "supports", "YAML", "Lintwerk supports YAML.\n\nLintwerk supports TOML too.", true},
+		{"Lintwerk", "supports", "YAML", "Lintwerk supports YAML. It is fast.", false},
+		{"Lintwerk", "supports", "YAML", "Lintwerk supports YAML. Lintwerk supports YAML files of any size.", false},
+		{"Lintwerk", "is", "a linter", "Lintwerk is a linter. Lintwerk is also a formatter.", true},
+		{"Lintwerk", "is", "a linter", "Lintwerk is a linter. It is a good idea to run it daily.", false},
+		{"Lintwerk", "supports", "YAML", "Lintwerk supports YAML. The format is old. It supports comments.", false},
+		{"Lintwerk", "is", "a linter", "Lintwerk is a linter. It is fast and small.", false},
+		// A pronoun before the subject is named is about something else.
+		{"Lintwerk", "supports", "YAML", "It supports TOML. Lintwerk supports YAML.", false},
+		{"Lintwerk", "is maintained by", "Oda Rasmussen", "Lintwerk is maintained by Oda Rasmussen. It is also maintained by Per Holm.", true},
+	} {
+		if got := otherAnswerInChunk(tc.head, tc.relation, tc.tail, tc.chunk); got != tc.ambiguous {
+			t.Errorf("otherAnswerInChunk(%q, %q, %q, %q) = %v, want %v", tc.head, tc.relation, tc.tail, tc.chunk, got, tc.ambiguous)
+		}
+	}
+	// Build turns the ambiguous fact down with its reason.
+	tr := &schemas.Triplet{TripletID: "t1", Head: "Lintwerk", Relation: "supports", Tail: "YAML", Kind: "verb",
+		ChunkID: "c1", DocID: "d1", SourceSentence: "Lintwerk supports YAML.", ChunkText: "Lintwerk supports YAML. It also supports TOML."}
+	if q, why := Build(tr); q != nil || why != RejectAmbiguous {
+		t.Errorf("Build: %v, %q; want no question, %q", q, why, RejectAmbiguous)
+	}
+	tr.ChunkText = "Lintwerk supports YAML. It is fast."
+	if q, why := Build(tr); q == nil || q.Question != "What does Lintwerk support?" {
+		t.Errorf("Build: %v, %q; want \"What does Lintwerk support?\"", q, why)
+	}
+}
+
+// TestChecksListAndVague: the rule checks turn down a list answer, one
+// item of a list and a generic subject, each under its own check.
+func TestChecksListAndVague(t *testing.T) {
+	chunk := "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie."
+	s, ok := Checks("Who does the Quill Project thank?", "The Quill Project", "Per Holm", []string{chunk})
+	if ok || s[CheckAnswerSpecific] != 0 || s[CheckQuestionSpecific] != 1 {
+		t.Errorf("an item of a list: %v %v", s, ok)
+	}
+	s, ok = Checks("What does the package provide?", "The package", "a plugin interface", []string{"The package provides a plugin interface."})
+	if ok || s[CheckQuestionSpecific] != 0 || s[CheckAnswerSpecific] != 1 {
+		t.Errorf("a generic subject: %v %v", s, ok)
+	}
+	s, ok = Checks("What does Lintwerk provide?", "Lintwerk", "a plugin interface", []string{"Lintwerk provides a plugin interface."})
+	if !ok {
+		t.Errorf("a named subject and a definite answer: %v %v", s, ok)
+	}
+	if _, why := WellFormed("What does Lintwerk support?", "YAML, TOML and INI"); why != CheckAnswerSpecific {
+		t.Errorf("WellFormed of a list answer failed %q, want %q", why, CheckAnswerSpecific)
+	}
+}
+
+// TestPassiveLemmas: participles back to the verb a question conjugates
+// ("is provided by" → "provides", "was added" → "add").
+func TestPassiveLemmas(t *testing.T) {
+	for p, want := range map[string]string{"provided": "provide", "added": "add", "avoided": "avoid", "loaded": "load",
+		"included": "include", "maintained": "maintain", "written": "write", "built": "build", "shipped": "ship",
+		"padded": "pad", "decoded": "decode", "found": "find"} {
+		if got := lemmaOfParticiple(p); got != want {
+			t.Errorf("lemmaOfParticiple(%q) = %q, want %q", p, got, want)
+		}
+	}
+	for l, want := range map[string]string{"maintain": "maintains", "carry": "carries", "push": "pushes", "have": "has",
+		"depend on": "depends on", "play": "plays"} {
+		if got := thirdPersonOf(l); got != want {
+			t.Errorf("thirdPersonOf(%q) = %q, want %q", l, got, want)
+		}
+	}
+}
