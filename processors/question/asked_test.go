@@ -269,3 +269,28 @@ func TestPassiveLemmas(t *testing.T) {
 		}
 	}
 }
+
+// TestTableRowsNamed: a table's row is asked only when the question names
+// its entity: the row itself, or the caption or heading above it.
+func TestTableRowsNamed(t *testing.T) {
+	for _, tc := range []struct{ row, column, cell, chunk, want string }{
+		{"Cold-chain logistics", "Q1 2025", "412", "## Segment revenue\n\n| Segment | Q1 2025 |\n|---|---|\n| Cold-chain logistics | 412 |\n", ""},
+		{"Cold-chain logistics", "Q1 2025", "412", "## Segment revenue (NOK million)\n\n| Segment | Q1 2025 |\n|---|---|\n| Cold-chain logistics | 412 |\n", ""},
+		{"Cold-chain logistics", "Q1 2025", "412", "## Northwind Freight segment revenue\n\n| Segment | Q1 2025 |\n|---|---|\n| Cold-chain logistics | 412 |\n",
+			`In "Northwind Freight segment revenue", what was the figure for cold-chain logistics in Q1 2025?`},
+		{"lz4 1.9.3", "Ratio", "2.101", "## Benchmarks\n\n| Compressor | Ratio |\n|---|---|\n| lz4 1.9.3 | 2.101 |\n",
+			`What is the ratio of lz4 1.9.3 in "Benchmarks"?`},
+	} {
+		line := "| " + tc.row + " | " + tc.cell + " |"
+		got, ok := SingleFor("table", tc.row, tc.column, tc.cell, line, tc.chunk, time.Time{})
+		if tc.want == "" {
+			if ok {
+				t.Errorf("row %q under %q: got %q, want none", tc.row, tc.chunk[:30], got)
+			}
+			continue
+		}
+		if !ok || got != tc.want {
+			t.Errorf("row %q: %q, %v; want %q", tc.row, got, ok, tc.want)
+		}
+	}
+}

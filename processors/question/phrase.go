@@ -361,6 +361,12 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	if caption == "" {
 		return "", false // "the revenue of Cold-chain logistics": of whose report?
 	}
+	if !namesSomething(row) && !namesSomething(caption) {
+		// Under a heading that names nothing ("Segment revenue",
+		// "Results"), a row of common nouns ("Cold-chain logistics")
+		// leaves the question without its subject.
+		return "", false
+	}
 	if periodRe.MatchString(column) {
 		if caption == "" {
 			return "", false // "What was the revenue in 2025?" of whom?
@@ -369,6 +375,32 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	}
 	q := "What is the " + lowerFirst(column) + " of " + row + " in \"" + caption + "\""
 	return q + "?", true
+}
+
+// namesSomething: a phrase names an entity: a capitalised word after its
+// first, a first word written as a name or an acronym ("PickMate",
+// "EBITDA"), or code ("lz4 1.9.3", "zstd"); a year alone names nothing.
+func namesSomething(s string) bool {
+	f := strings.Fields(yearRe.ReplaceAllString(outsideBrackets(s), "")) // "(NOK million)" is a unit
+	for i, w := range f {
+		w = strings.Trim(w, ",.;:()[]\"'*_")
+		if w == "" {
+			continue
+		}
+		if codeToken(w) || i > 0 && len([]rune(w)) > 1 && isCapitalized(w) {
+			return true
+		}
+		up := 0
+		for _, r := range w {
+			if unicode.IsUpper(r) {
+				up++
+			}
+		}
+		if up > 1 {
+			return true
+		}
+	}
+	return len(f) == 1 && programName(f[0])
 }
 
 // lowerFirst lower-cases a common-noun header ("Grant (NOK million)") but not
