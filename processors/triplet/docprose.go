@@ -475,3 +475,22 @@ func unmarkDeterminer(t string) string {
 	}
 	return t
 }
+
+// relativeFacts reads the relative clause of a definition as a fact about
+// the defined name: "libquill is a codec that uses SIMD instructions …"
+// gives (libquill, uses, SIMD instructions). Only when the definition is a
+// bare noun phrase ending at e (end == e): after a prepositional phrase
+// ("an extension to the JPEG format that allows …") the clause may belong
+// to the last noun instead. The verb is read as a main clause's would be.
+func (x *sent) relativeFacts(head string, e, end int) []Triple {
+	if end != e || end < 0 || end+1 >= len(x.ts) {
+		return nil
+	}
+	if w := x.lowerAt(end); w != "that" && w != "which" || x.tagAt(end+1) != "VBZ" || reporting[x.lowerAt(end+1)] {
+		return nil
+	}
+	if copulas[x.lowerAt(end+1)] || x.lowerAt(end+1) == "has" {
+		return nil // "a library that is …", "that has been …": another copula or a perfect
+	}
+	return x.predicate(head, 0, end+1, "")
+}

@@ -29,9 +29,11 @@ func TestExtractDocProse(t *testing.T) {
 		{"The oldest version of Lintwerk supported by Quillpad is 3.2.", "The oldest version of Lintwerk supported by Quillpad", "is", "3.2", KindCopula},
 		// A definition with an adverb before its adjective, ending before a participle phrase with its agent.
 		{"Quillbase is a fully featured object database developed by Oda Rasmussen.", "Quillbase", "is", "a fully featured object database", KindCopula},
+		// The relative clause of a bare definition is about the defined name.
+		{"Quillpad is a text editor that implements the Fjord Editing Protocol.", "Quillpad", "implements", "the Fjord Editing Protocol", KindVerb},
 		// Vague definitions and objects say nothing.
 		{"Quillpad is a freely available open-source package.", "", "", "", ""},
-		{"Lintwerk is a framework which implements the logic of Quill.", "", "", "", ""},
+		{"Lintwerk is a framework which implements the logic of Quill.", "Lintwerk", "implements", "the logic of Quill", KindVerb},
 		{"Quillpad produces files with a long name.", "", "", "", ""},
 		{"Quillpad provides stable, public APIs for its front-ends.", "", "", "", ""},
 		// A licence with its version is one licence, not a list.
@@ -69,6 +71,22 @@ func TestExtractDocProse(t *testing.T) {
 		}
 		if !has(got, tc.head, tc.relation, tc.tail, tc.kind) {
 			t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", tc.text, tc.head, tc.relation, tc.tail, tc.kind, show(got))
+		}
+	}
+}
+
+// TestExtractRelativeAttachment: after a prepositional phrase a relative
+// clause may be about its noun, and is not read; a vague definition is not
+// read even when its relative clause is.
+func TestExtractRelativeAttachment(t *testing.T) {
+	for _, x := range Extract("Quillpad is an extension to the Fjord format that implements the Lint Protocol.") {
+		if x.Relation == "implements" {
+			t.Errorf("relative clause after a prepositional phrase read: %s", show([]Triple{x}))
+		}
+	}
+	for _, x := range Extract("Lintwerk is a framework which implements the logic of Quill.") {
+		if x.Relation == "is" {
+			t.Errorf("vague definition read: %s", show([]Triple{x}))
 		}
 	}
 }

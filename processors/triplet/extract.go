@@ -789,10 +789,11 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		// "GNU Wget is a free utility for non-interactive download of
 		// files": what the named thing is.
 		end := x.defEnd(e2)
+		rel := x.relativeFacts(head, e2, end)
 		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
-			return nil
+			return rel
 		}
-		return []Triple{{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula}}
+		return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula})
 	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):
 		// "Lonevåg is Fjordline's largest warehouse": the name answers
 		// "What is Fjordline's largest warehouse?".
