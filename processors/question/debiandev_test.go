@@ -95,13 +95,13 @@ func TestDebianDev(t *testing.T) {
 	t.Logf("Debian development sample: %d words, %d questions, %d usable (%.0f%%), %.2f usable per 1,000 words",
 		words, total, usable, 100*float64(usable)/float64(max(total, 1)), per1k)
 	// Floors under the figures measured when labels.tsv was last updated
-	// (49 questions, 49 usable, 1.46 per 1,000 words; before the prose
+	// (55 questions, 54 usable, 1.61 per 1,000 words; before the prose
 	// shapes of processors/triplet/docprose.go, 43, 38 and 1.13 on the same
 	// documents): a change that falls below them has made the offline path
 	// worse on documents it was written for. The usable share is held to
 	// the 90%; the counts keep a little room for template changes
 	// that drop a question or two for a reason of their own.
-	const floorUsable, floorShare, floorPer1k = 45, 0.90, 1.30
+	const floorUsable, floorShare, floorPer1k = 50, 0.90, 1.45
 	if usable < floorUsable || float64(usable) < floorShare*float64(total) || per1k < floorPer1k {
 		t.Errorf("below the measured floor: %d usable of %d (floor %d, %.0f%%), %.2f per 1,000 words (floor %.2f)",
 			usable, total, floorUsable, 100*floorShare, per1k, floorPer1k)

@@ -1,6 +1,7 @@
 package triplet
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -494,3 +495,57 @@ func (x *sent) relativeFacts(head string, e, end int) []Triple {
 	}
 	return x.predicate(head, 0, end+1, "")
 }
+
+// termLine is one line of a list of packages or programs with what each
+// is: "  perl-doc      - Perl documentation." (a README.Debian naming the
+// binary packages of its source).
+var termLine = regexp.MustCompile(`^\s*([a-z][a-z0-9.+-]*[a-z0-9])\s+-\s+([A-Z][^:;*|<>\x60]{2,80}?)\.?\s*$`)
+
+// termLike: a line that opens like a term line, whatever its description.
+var termLike = regexp.MustCompile(`^\S+\s+-\s+\S`)
+
+// termTriples reads lists of terms and what they are, one per line, as
+// definitions: (perl-doc, is, Perl documentation), kind copula, the line
+// being the sentence. A term must be shaped like a package name (a digit,
+// hyphen, plus or dot inside: "perl-doc", "libfoo2"), or stand in a run of
+// at least three such lines; a description that points at its context
+// ("This file", "the rest of …") is not read. File names in capitals
+// ("COPYING - copying conditions") are not terms: every package has them.
+func termTriples(chunk string) []Triple {
+	lines := chunkLines(chunk)
+	var out []Triple
+	for i := 0; i < len(lines); i++ {
+		run := 0
+		for k := i; k < len(lines) && termLine.MatchString(lines[k].text); k++ {
+			run++
+		}
+		for k := i; k < i+run; k++ {
+			m := termLine.FindStringSubmatch(lines[k].text)
+			term, desc := m[1], strings.TrimSpace(m[2])
+			if !packageName(term) && run < 3 {
+				continue
+			}
+			if k+1 < len(lines) && lines[k+1].text != "" && !termLike.MatchString(lines[k+1].text) {
+				continue // the description goes on in the next line
+			}
+			if startsWithVerb(tagSentence(desc)) {
+				continue // "egd - Use the module …": what to do, not what it is
+			}
+			w := strings.ToLower(desc)
+			if strings.HasPrefix(w, "this ") || strings.HasPrefix(w, "these ") || strings.Contains(w, " this ") || len(strings.Fields(desc)) > 12 {
+				continue
+			}
+			l := lines[k]
+			out = append(out, Triple{Head: term, Relation: "is", Tail: desc, Kind: KindCopula,
+				Sentence: Sentence{Text: l.text, Start: l.start, End: l.end}})
+		}
+		if run > 0 {
+			i += run - 1
+		}
+	}
+	return out
+}
+
+// namedObjectVerbs say little with a common object ("uses a setup") but
+// state a fact with a named one: "GnuPG uses Unix domain sockets".
+var namedObjectVerbs = set("uses", "used", "needs", "needed")

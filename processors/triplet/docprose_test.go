@@ -31,6 +31,9 @@ func TestExtractDocProse(t *testing.T) {
 		{"Quillbase is a fully featured object database developed by Oda Rasmussen.", "Quillbase", "is", "a fully featured object database", KindCopula},
 		// The relative clause of a bare definition is about the defined name.
 		{"Quillpad is a text editor that implements the Fjord Editing Protocol.", "Quillpad", "implements", "the Fjord Editing Protocol", KindVerb},
+		// "uses" with a named object; with a common one it says little.
+		{"Quillpad uses Fjord domain sockets to connect its parts.", "Quillpad", "uses", "Fjord domain sockets", KindVerb},
+		{"Quillpad uses a mostly normal build setup.", "", "", "", ""},
 		// Vague definitions and objects say nothing.
 		{"Quillpad is a freely available open-source package.", "", "", "", ""},
 		{"Lintwerk is a framework which implements the logic of Quill.", "Lintwerk", "implements", "the logic of Quill", KindVerb},
@@ -170,6 +173,27 @@ func TestExtractMarkup(t *testing.T) {
 	for _, x := range Extract("Quillpad depends on [`lintwerk` and friends](https://lint.example/).") {
 		if strings.ContainsAny(x.Tail, "[]`*") {
 			t.Errorf("markup in a tail: %s", show([]Triple{x}))
+		}
+	}
+}
+
+// TestExtractTermList: a list of packages with what each is gives
+// definitions; capitalised file names, instructions and descriptions that
+// go on in the next line do not.
+func TestExtractTermList(t *testing.T) {
+	text := "Quill packages for Debian\n\n  quill          - The Quill text editor.\n  quill-doc      - Quill documentation.\n  libquill2      - Shared Quill library.\n\nCOPYING        - Copying conditions\nfjord-x1       - Use the module which accesses the\n                 entropy daemon.\nfjord-x2       - Enable the fast path.\n"
+	got := Extract(text)
+	for _, want := range [][2]string{{"quill-doc", "Quill documentation"}, {"libquill2", "Shared Quill library"}, {"quill", "The Quill text editor"}} {
+		if !has(got, want[0], "is", want[1], KindCopula) {
+			t.Errorf("(%s is %s) not read:%s", want[0], want[1], show(got))
+		}
+	}
+	for _, x := range got {
+		if x.Head == "COPYING" || strings.HasPrefix(x.Head, "fjord") {
+			t.Errorf("read %s", show([]Triple{x}))
+		}
+		if !strings.Contains(text, x.Sentence.Text) || !strings.Contains(x.Sentence.Text, x.Tail) {
+			t.Errorf("not verbatim: %s in %q", show([]Triple{x}), x.Sentence.Text)
 		}
 	}
 }

@@ -80,6 +80,7 @@ func Extract(chunkText string) []Triple {
 		}
 	}
 	out = append(out, tableTriples(chunkText)...)
+	out = append(out, termTriples(chunkText)...)
 	out = append(out, releaseTriples(chunkText)...)
 	return dropAmbiguous(out)
 }
@@ -934,7 +935,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// "stable, public APIs": a capitalized vague noun names nothing
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
-			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower)) &&
+			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&
 				(x.lowerAt(full) != "(" || x.defStops(full)) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
