@@ -70,6 +70,14 @@ type Config struct {
 	// reader on the contexts and question parsed out of the engine's
 	// prompt, "no such info" when there are none.
 	Answer func(prompt string) string
+	// LostCut is how soon after an answer was written its connection may
+	// close, with no request after it, for the answer to count as lost,
+	// so that the prompt sent again is no duplicate (Stats.Duplicates): a
+	// client whose deadline passes as the answer goes out, or that stalls
+	// until it has, drops the connection without using the answer, and
+	// so does a Kill. Set it above the client's own timeout. Zero means
+	// DefaultLostCut.
+	LostCut time.Duration
 	// Faults are the faults injected from the start; SetFaults changes them.
 	Faults Faults
 	// Metrics is whose queue gauges /metrics publishes (MetricsVLLM when
@@ -155,6 +163,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Metrics == "" {
 		cfg.Metrics = MetricsVLLM
+	}
+	if cfg.LostCut == 0 {
+		cfg.LostCut = DefaultLostCut
 	}
 	if cfg.MetricsModel == "" {
 		cfg.MetricsModel = cfg.Model

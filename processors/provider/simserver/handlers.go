@@ -79,14 +79,26 @@ func (s *Server) generate(ctx context.Context, w http.ResponseWriter, r *http.Re
 	}
 
 	resp, u := render(s.cfg.Model, chat, replies)
+	on, _ := ctx.Value(connKey{}).(*conn)
 	s.reply(w, resp, f.malformed, func(sign int) {
+		if sign == 0 { // written: the delivery dates from now
+			for _, seq := range seqs {
+				if rec := s.seen[seq.key]; rec != nil && rec.last.on == on {
+					rec.last.at = s.now()
+				}
+			}
+			return
+		}
 		s.stats.Answered += sign * len(seqs)
 		s.stats.CompletionTokens += sign * u.CompletionTokens
 		for i, seq := range seqs {
 			if rec := s.seen[seq.key]; rec != nil { // nil after a ResetStats meanwhile
 				rec.answered += sign
 				if sign > 0 {
-					rec.answeredAt = s.now()
+					rec.last = delivery{on: on, at: s.now()}
+					if on != nil {
+						rec.last.requests = on.requests
+					}
 				}
 			}
 			l.vllm.success[replies[i].finish] += sign
@@ -118,9 +130,8 @@ func (s *Server) receive(g generation) []sequence {
 			s.seen[seq.key] = rec
 			s.stats.Distinct++
 		}
-		if rec.answered > 0 && !(s.killedAt > 0 && rec.answeredAt >= s.killedAt-killCut && rec.answeredAt <= s.killedAt) {
-			s.stats.Duplicates++
-			rec.dup = p
+		if rec.answered > 0 {
+			s.resends = append(s.resends, resend{prompt: p, last: rec.last})
 		}
 		seq.attempt = rec.received
 		rec.received++
@@ -160,7 +171,8 @@ func render(model string, chat bool, replies []reply) (any, usage) {
 // response is counted, with answered(+1) under s.mu, before it is written,
 // so that a client holding it finds it in Stats and its prompts answered;
 // should the write fail, the client having seen nothing, answered(-1)
-// undoes it and the request counts as aborted.
+// undoes it and the request counts as aborted; once it is written,
+// answered(0) under s.mu marks the time.
 func (s *Server) reply(w http.ResponseWriter, v any, malformed bool, answered func(sign int)) {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -184,13 +196,18 @@ func (s *Server) reply(w http.ResponseWriter, v any, malformed bool, answered fu
 	if err == nil {
 		err = http.NewResponseController(w).Flush()
 	}
-	if err != nil && !malformed { // the connection was gone
-		s.mu.Lock()
+	if malformed {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil { // the connection was gone
 		s.stats.Completed--
 		s.stats.Aborted++
 		answered(-1)
-		s.mu.Unlock()
+		return
 	}
+	answered(0)
 }
 
 // embeddings serves an embeddings request at once: a vLLM instance serves

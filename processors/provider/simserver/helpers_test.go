@@ -207,3 +207,13 @@ func with(cfg Config) Config {
 	}
 	return cfg
 }
+
+// openConns counts the current life's open client connections.
+func (s *Server) openConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.life == nil {
+		return 0
+	}
+	return len(s.life.conns)
+}

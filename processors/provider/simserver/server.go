@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -23,15 +25,16 @@ type Server struct {
 
 	handlers sync.WaitGroup // handlers of every life, waited for by Close
 
-	mu   sync.Mutex
-	life *life // nil while killed or closed
-	// killedAt is when (now) the last Kill happened, 0 if none.
-	killedAt time.Duration
-	closed   bool
-	faults   Faults
-	burst    time.Time // end of the current burst of 429s
-	stats    counters
-	seen     map[promptKey]*promptRecord
+	mu     sync.Mutex
+	life   *life // nil while killed or closed
+	closed bool
+	faults Faults
+	burst  time.Time // end of the current burst of 429s
+	stats  counters
+	seen   map[promptKey]*promptRecord
+	// resends are the receipts of prompts answered before, each with the
+	// delivery of that answer, judged when Stats are read.
+	resends []resend
 	// embedded counts the receipts of each embeddings request's inputs,
 	// which number its attempts for the fault draws.
 	embedded map[promptKey]int
@@ -51,6 +54,8 @@ type life struct {
 	slots  slots
 	cache  *prefixCache
 	vllm   vllmCounters // the /metrics counters, which a restart resets
+	// conns are the life's open client connections, under s.mu.
+	conns map[net.Conn]*conn
 }
 
 // Start starts a server on 127.0.0.1, on a port the system chooses.
@@ -87,9 +92,38 @@ func Start(cfg Config) (*Server, error) {
 // serve begins a new life on ln. s.mu is held.
 func (s *Server) serve(ln net.Listener) {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &life{ln: ln, ctx: ctx, cancel: cancel, cache: newPrefixCache(s.cfg.PrefixCacheBlocks), vllm: vllmCounters{success: map[string]int{}}}
+	ln = trackingListener{ln}
+	l := &life{ln: ln, ctx: ctx, cancel: cancel, cache: newPrefixCache(s.cfg.PrefixCacheBlocks), vllm: vllmCounters{success: map[string]int{}},
+		conns: map[net.Conn]*conn{}}
 	l.slots.init()
-	l.http = &http.Server{Handler: s.routes(l), ReadHeaderTimeout: time.Minute}
+	l.http = &http.Server{Handler: s.routes(l), ReadHeaderTimeout: time.Minute,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			cr := &conn{}
+			s.mu.Lock()
+			l.conns[c] = cr
+			s.mu.Unlock()
+			return context.WithValue(ctx, connKey{}, cr)
+		},
+		ConnState: func(c net.Conn, state http.ConnState) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			cr := l.conns[c]
+			if cr == nil {
+				return
+			}
+			switch state {
+			case http.StateActive:
+				cr.requests++
+			case http.StateClosed, http.StateHijacked:
+				if cr.closedAt == 0 {
+					cr.closedAt = s.now()
+				}
+				if tc, ok := c.(*trackedConn); ok && tc.reset.Load() {
+					cr.unread = true
+				}
+				delete(l.conns, c)
+			}
+		}}
 	s.life = l
 	s.burst = time.Time{}
 	go l.http.Serve(ln) // returns ErrServerClosed on Kill or Close
@@ -118,7 +152,10 @@ func (s *Server) killLocked() {
 	if s.life == nil {
 		return
 	}
-	s.killedAt = s.now()
+	now := s.now()
+	for _, cr := range s.life.conns { // closed now, whenever their goroutines notice
+		cr.closedAt = now
+	}
 	// The listener is closed here too, not only by http.Server.Close,
 	// which knows it only once Serve has begun: a Restart right after
 	// Start must find the port free.
@@ -220,4 +257,32 @@ func (s *Server) handle(l *life, h handlerFunc) http.HandlerFunc {
 		defer context.AfterFunc(l.ctx, cancel)()
 		h(ctx, w, r, l)
 	}
+}
+
+// trackingListener accepts connections that note how their client closed.
+type trackingListener struct{ net.Listener }
+
+func (l trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &trackedConn{Conn: c}, nil
+}
+
+// trackedConn is a client connection that notes a reset: a TCP stack
+// closing a socket whose received data was never read resets the
+// connection instead of ending it, so a reset after an answer says the
+// client dropped it unread.
+type trackedConn struct {
+	net.Conn
+	reset atomic.Bool
+}
+
+func (c *trackedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if errors.Is(err, syscall.ECONNRESET) {
+		c.reset.Store(true)
+	}
+	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -477,24 +478,30 @@ func TestDuplicatesAndReceived(t *testing.T) {
 // been lost with the connection, so sending its prompt again after the
 // restart is no duplicate; a prompt answered well before the Kill is.
 func TestDuplicatesAcrossKill(t *testing.T) {
-	s := start(t, with(Config{}))
-	send := func(prompt string) {
-		t.Helper()
-		// A client of its own each time: the killed life's connections
-		// are gone.
+	const lostCut = 300 * time.Millisecond
+	s := start(t, with(Config{LostCut: lostCut}))
+	// A client for each life, keeping its connections as a dispatcher
+	// does: the killed life's connections are gone.
+	client := func() (func(string), func()) {
 		c := &http.Client{Transport: &http.Transport{}}
-		defer c.CloseIdleConnections()
-		if r := post(c, s, "/chat/completions", chat(prompt)); r.status != 200 {
-			t.Fatalf("%s: %v %d", prompt, r.err, r.status)
-		}
+		return func(prompt string) {
+			t.Helper()
+			if r := post(c, s, "/chat/completions", chat(prompt)); r.status != 200 {
+				t.Fatalf("%s: %v %d", prompt, r.err, r.status)
+			}
+		}, c.CloseIdleConnections
 	}
+	send, done := client()
 	send("early")
-	time.Sleep(killCut + 100*time.Millisecond)
+	time.Sleep(lostCut + 100*time.Millisecond)
 	send("late")
 	s.Kill()
+	done()
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
+	send, done = client()
+	defer done()
 	send("late")
 	if st := s.Stats(); st.Duplicates != 0 {
 		t.Errorf("an answer from just before the kill, sent again: %d duplicates, want 0", st.Duplicates)
@@ -502,5 +509,65 @@ func TestDuplicatesAcrossKill(t *testing.T) {
 	send("early")
 	if st := s.Stats(); st.Duplicates != 1 || !slices.Equal(s.DuplicatedPrompts(), []string{"early"}) {
 		t.Errorf("an answer from well before the kill, sent again: %d duplicates %q, want 1 (early)", st.Duplicates, s.DuplicatedPrompts())
+	}
+}
+
+// TestDuplicatesAfterAbandonedAnswer: a client that closes its connection
+// as the answer goes out, without reading it (its deadline passed), may
+// send the prompt again without a duplicate; a client that read its answer
+// and asked something else on the same connection may not, however soon it
+// closes.
+func TestDuplicatesAfterAbandonedAnswer(t *testing.T) {
+	const lostCut = 300 * time.Millisecond
+	s := start(t, with(Config{LostCut: lostCut}))
+	raw := func(prompt string) net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := json.Marshal(chat(prompt))
+		fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		return c
+	}
+	// Abandoned: closed once the server counts the answer, unread.
+	c := raw("abandoned")
+	waitFor(t, "the answer", func() bool { return s.Stats().Answered == 1 })
+	c.Close()
+	waitFor(t, "the connection to close", func() bool { return s.openConns() == 0 })
+	if r := post(nil, s, "/chat/completions", chat("abandoned")); r.status != 200 {
+		t.Fatalf("abandoned again: %v %d", r.err, r.status)
+	}
+	if st := s.Stats(); st.Duplicates != 0 || s.Received("abandoned") != 2 {
+		t.Errorf("an answer its client never read, sent again: %+v", st)
+	}
+
+	// Stalled: the answer left unread past lostCut, then dropped (the
+	// socket is reset, its data unread).
+	c = raw("stalled")
+	waitFor(t, "the answer", func() bool { return s.Stats().Answered == 3 })
+	time.Sleep(lostCut + 200*time.Millisecond)
+	c.Close()
+	waitFor(t, "the connection to close", func() bool { return s.openConns() <= 1 }) // the default client's stays
+	if r := post(nil, s, "/chat/completions", chat("stalled")); r.status != 200 {
+		t.Fatalf("stalled again: %v %d", r.err, r.status)
+	}
+	if st := s.Stats(); st.Duplicates != 0 || s.Received("stalled") != 2 {
+		t.Errorf("an answer its stalled client dropped unread, sent again: %+v", st)
+	}
+
+	// Read, then another request on the connection, then closed at once.
+	c2 := &http.Client{Transport: &http.Transport{}}
+	for _, p := range []string{"read", "other"} {
+		if r := post(c2, s, "/chat/completions", chat(p)); r.status != 200 {
+			t.Fatalf("%s: %v %d", p, r.err, r.status)
+		}
+	}
+	c2.CloseIdleConnections()
+	if r := post(nil, s, "/chat/completions", chat("read")); r.status != 200 {
+		t.Fatalf("read again: %v %d", r.err, r.status)
+	}
+	if st := s.Stats(); st.Duplicates != 1 || !slices.Equal(s.DuplicatedPrompts(), []string{"read"}) {
+		t.Errorf("an answer read by its client, sent again: %d duplicates %q, want 1 (read)", st.Duplicates, s.DuplicatedPrompts())
 	}
 }

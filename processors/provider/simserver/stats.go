@@ -2,6 +2,7 @@ package simserver
 
 import (
 	"maps"
+	"slices"
 	"sort"
 	"time"
 )
@@ -21,10 +22,12 @@ type Stats struct {
 	// different texts among them and Answered those answered 200.
 	// Duplicates counts the prompts received that had been answered
 	// before (the same exact text: one model is served), which a
-	// dispatcher that never sends a prompt twice keeps at zero; a prompt
-	// that failed or was lost in a Kill (answered within killCut before
-	// it) may be sent again without counting, and Prompts − Distinct
-	// counts every resend.
+	// dispatcher that never sends a prompt twice keeps at zero. A prompt
+	// whose answer may never have reached the client is not counted when
+	// sent again: one that failed, and one whose answer's connection
+	// closed within Config.LostCut of it without carrying another request
+	// (the client gave up at its deadline as the answer went out, or a
+	// Kill took the connection). Prompts − Distinct counts every resend.
 	Prompts, Distinct, Answered, Duplicates int
 	// PromptTokens and CachedTokens count the prompt tokens of the
 	// sequences admitted and those of them found in the prefix cache;
@@ -103,16 +106,64 @@ func keyOf(prompt string) promptKey {
 type promptRecord struct {
 	received int // times received
 	answered int // times answered 200
-	// dup is the prompt, kept once it was received again after an answer.
-	dup string
-	// answeredAt is when (s.now) it was last answered.
-	answeredAt time.Duration
+	// last is the delivery of its last answer.
+	last delivery
 }
 
-// killCut is how long before a Kill an answer may have been written and
-// still lost with the connections: such a prompt sent again after the
-// restart is the kill's doing, not the client's, and is not a duplicate.
-const killCut = time.Second
+// conn is what the server knows of one client connection.
+type conn struct {
+	requests int           // requests it carried
+	closedAt time.Duration // when (s.now) it closed, 0 while open
+	unread   bool          // the client reset it: it closed with data unread
+}
+
+// connKey is the context key of a request's *conn.
+type connKey struct{}
+
+// delivery is how an answer went out: on which connection, when (s.now),
+// and how many requests that connection had carried by then.
+type delivery struct {
+	on       *conn
+	at       time.Duration
+	requests int
+}
+
+// DefaultLostCut is Config.LostCut's default: above the timeouts clients
+// of a test server set, and short beside a keep-alive client's idle time.
+const DefaultLostCut = 10 * time.Second
+
+// reached reports whether the answer reached its client as far as the
+// server can tell: the connection carried another request after it, or it
+// stayed open for lostCut (Config.LostCut) and was not reset with the
+// answer unread (a client stalled past its deadline drops the answer from
+// its socket).
+func (d delivery) reached(lostCut time.Duration) bool {
+	switch {
+	case d.on == nil || d.on.requests > d.requests:
+		return true
+	case d.on.closedAt > 0:
+		return !d.on.unread && d.on.closedAt-d.at > lostCut
+	}
+	return true
+}
+
+// resend is the receipt of a prompt answered before.
+type resend struct {
+	prompt string
+	last   delivery // of the answer before the receipt
+}
+
+// duplicates returns the resends of prompts whose answer reached the
+// client. s.mu is held.
+func (s *Server) duplicates() []resend {
+	var out []resend
+	for _, r := range s.resends {
+		if r.last.reached(s.cfg.LostCut) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // DuplicatedPrompts returns the prompts received again after they were
 // answered, sorted: what a test names when it finds Stats().Duplicates.
@@ -120,9 +171,9 @@ func (s *Server) DuplicatedPrompts() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for _, r := range s.seen {
-		if r.dup != "" {
-			out = append(out, r.dup)
+	for _, r := range s.duplicates() {
+		if !slices.Contains(out, r.prompt) {
+			out = append(out, r.prompt)
 		}
 	}
 	sort.Strings(out)
@@ -135,6 +186,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	c := &s.stats
 	st := c.Stats
+	st.Duplicates = len(s.duplicates())
 	st.Temperatures = maps.Clone(c.Temperatures)
 	if st.Temperatures == nil {
 		st.Temperatures = map[float64]int{}
@@ -177,6 +229,7 @@ func (s *Server) ResetStats() {
 		c.MaxRunning = s.life.slots.running
 	}
 	s.seen = map[promptKey]*promptRecord{}
+	s.resends = nil
 	s.embedded = map[promptKey]int{}
 }
 
