@@ -58,7 +58,9 @@ group software systems system library libraries toolkit kit suite server client 
 interface interfaces protocol format standard standards license licence manual guide handbook reference
 documentation faq howto tutorial book edition language compiler debugger editor shell utilities utility tools
 tool package packages distribution release version service services network networks exclusion specification
-collection archive repository database directory file files public general lesser affero`)
+collection archive repository database directory file files public general lesser affero kernel driver daemon
+browser desktop environment manager terminal viewer player studio office center centre consortium institute
+initiative alliance conference summit`)
 
 // kindOf reads what kind of thing tail is, as the answer to a fact stated
 // with relation in sentence.

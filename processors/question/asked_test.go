@@ -81,6 +81,7 @@ func TestAnswerKinds(t *testing.T) {
 		{"Quill Public License", "", answerThing},
 		{"Robot Exclusion Standard", "", answerThing},
 		{"GNU GPL", "", answerThing},
+		{"Linux Kernel", "", answerThing},
 		{"14 March 2021", "", answerDate},
 		{"2021-03-14", "", answerDate},
 		{"1998", "", answerDate},
@@ -131,6 +132,7 @@ func TestSpecificAnswers(t *testing.T) {
 		{"the following", "", false},
 		{"one", "", false},
 		{"a freely available open-source package", "", false},
+		{"a complex program", "", false},
 		// Relative to the time of writing.
 		{"a current version of Lintwerk", "", false},
 		{"the latest release", "", false},

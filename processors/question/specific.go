@@ -66,7 +66,9 @@ more better improved enhanced existing certain main major minor small large full
 further significant substantial miscellaneous misc numerous nice good great powerful flexible high-quality
 wide broad rich extensive comprehensive advanced related similar corresponding appropriate relevant
 available freely free open-source portable lightweight fast efficient easy reliable robust popular well-known
-widely-used mature modern versatile handy neat convenient excellent`)
+widely-used mature modern versatile handy neat convenient excellent complex sophisticated tiny huge quick
+slow clean elegant unique interesting fancy smart ordinary typical normal regular usual real actual proper
+essential`)
 
 // timeRelative words date a phrase by the time of writing.
 var timeRelative = toSet(`current currently latest now recent recently today upcoming soon newest nowadays
