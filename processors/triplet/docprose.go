@@ -549,3 +549,26 @@ func termTriples(chunk string) []Triple {
 // namedObjectVerbs say little with a common object ("uses a setup") but
 // state a fact with a named one: "GnuPG uses Unix domain sockets".
 var namedObjectVerbs = set("uses", "used", "needs", "needed")
+
+// versionEvents are the participles dated by a release: "was introduced
+// in version 2.4".
+var versionEvents = set("introduced", "added", "removed", "deprecated", "dropped", "fixed", "released", "changed")
+
+// version returns the end of a release named at i: "version 2.4", "2.4",
+// "release 1.0.3", "Quill 3.0", "v2.1"; or i.
+func (x *sent) version(i int) int {
+	num := func(k int) bool {
+		w := x.lowerAt(k)
+		w = strings.TrimPrefix(w, "v")
+		return strings.Contains(w, ".") && w != "" && w[0] >= '0' && w[0] <= '9' && strings.Trim(w, "0123456789.") == ""
+	}
+	switch {
+	case (x.lowerAt(i) == "version" || x.lowerAt(i) == "release") && (num(i+1) || x.tagAt(i+1) == "CD"):
+		return i + 2
+	case num(i):
+		return i + 1
+	case isProper(x.tagAt(i)) && x.ts[i].named() && num(i+1):
+		return i + 2
+	}
+	return i
+}

@@ -52,6 +52,12 @@ func TestExtractDocProse(t *testing.T) {
 		{"The Quillpad project was renamed to Quill in August 2021 to avoid a clash.", "The Quillpad project", "was renamed in", "August 2021", KindVerb},
 		{"The quillpad project was renamed to quill in August 2021 to avoid a clash.", "", "", "", ""},
 		{"Quillpad was renamed to Quill in August 2021 to avoid a clash.", "Quillpad", "was renamed in", "August 2021", KindVerb},
+		// The release that brought a change.
+		{"The --fast option was introduced in version 2.4.", "", "", "", ""},
+		{"Quillpad's plugin loader was added in Quillpad 3.1.", "Quillpad's plugin loader", "was added in", "Quillpad 3.1", KindVerb},
+		{"Lintwerk support was removed in version 2.4.", "Lintwerk support", "was removed in", "version 2.4", KindVerb},
+		{"Quillsync was introduced in version 2.4.", "Quillsync", "was introduced in", "version 2.4", KindVerb},
+		{"Quillsync was introduced in version 2.4 and later rewritten.", "", "", "", ""},
 		// A place that is a path.
 		{"Quillpad is installed in /usr/lib/quillpad.", "Quillpad", "is installed in", "/usr/lib/quillpad", KindVerb},
 		// "Note that" opens a statement.

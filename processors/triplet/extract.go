@@ -841,6 +841,10 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 		if e := x.date(j + 1); e > j+1 {
 			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
+		if e := x.version(j + 1); p == "in" && versionEvents[participle] && e > j+1 && (x.closes(e) || x.lowerAt(e) == "(") {
+			// "was introduced in version 2.4", "was removed in Quill 3.0"
+			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
 		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) {
 			rel := be + " " + participle + " " + p
 			kind := KindVerb
