@@ -155,12 +155,17 @@ func orderBy(o Options, order string) string {
 // ci are the columns of a 95% normal-approximation confidence interval of
 // a mean over units: mean ± 1.96 · sd / √n, with sd the units' sample
 // standard deviation, clipped to [0, 1] (every score is a mean of values
-// in [0, 1]). NaN below two units (no spread to estimate).
+// in [0, 1]). NaN below two units (no spread to estimate). When every unit
+// has the same value (sd 0: all questions right, say) the normal interval
+// collapses to a point, which would claim certainty from a handful of
+// questions; it is then the Wilson interval of the mean as a share of n,
+// which a mean of values in [0, 1] never exceeds in variance.
 func ci(name, mean, sd, n string) []string {
 	half := "1.96 * " + sd + " / sqrt(" + n + ")"
+	w := wilsonBounds(mean, n)
 	return []string{
-		fmt.Sprintf("if(%s < 2, nan, greatest(0, %s - %s)) AS %s_ci_lo", n, mean, half, name),
-		fmt.Sprintf("if(%s < 2, nan, least(1, %s + %s)) AS %s_ci_hi", n, mean, half, name),
+		fmt.Sprintf("if(%s < 2, nan, if(%s < 1e-9, %s, greatest(0, %s - %s))) AS %s_ci_lo", n, sd, w[0], mean, half, name),
+		fmt.Sprintf("if(%s < 2, nan, if(%s < 1e-9, %s, least(1, %s + %s))) AS %s_ci_hi", n, sd, w[1], mean, half, name),
 	}
 }
 
@@ -169,13 +174,20 @@ func ci(name, mean, sd, n string) []string {
 // approximation it does not collapse to a point at a share of 0 or 1.
 // NaN without units.
 func wilson(name, p, n string) []string {
+	w := wilsonBounds(p, n)
+	return []string{
+		fmt.Sprintf("if(%s < 1, nan, %s) AS %s_ci_lo", n, w[0], name),
+		fmt.Sprintf("if(%s < 1, nan, %s) AS %s_ci_hi", n, w[1], name),
+	}
+}
+
+// wilsonBounds are the expressions of the lower and upper 95% Wilson
+// bounds of a share p over n units, clipped to [0, 1].
+func wilsonBounds(p, n string) [2]string {
 	const z2 = "3.8416" // 1.96²
 	center := fmt.Sprintf("(%s + %s / (2 * %s)) / (1 + %s / %s)", p, z2, n, z2, n)
 	half := fmt.Sprintf("1.96 / (1 + %s / %s) * sqrt(%s * (1 - %s) / %s + %s / (4 * %s * %s))", z2, n, p, p, n, z2, n, n)
-	return []string{
-		fmt.Sprintf("if(%s < 1, nan, greatest(0, %s - %s)) AS %s_ci_lo", n, center, half, name),
-		fmt.Sprintf("if(%s < 1, nan, least(1, %s + %s)) AS %s_ci_hi", n, center, half, name),
-	}
+	return [2]string{"greatest(0, " + center + " - " + half + ")", "least(1, " + center + " + " + half + ")"}
 }
 
 // list joins select items, one a line under indent.

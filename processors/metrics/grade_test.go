@@ -233,6 +233,15 @@ func TestGRADEMatrix(t *testing.T) {
 			// 0.5 and 1 (q11, q12 under min, all time and windowed),
 			// sample sd √0.125, half width 1.96 · √0.125 / √2 = 0.49,
 			// clipped to [0, 1].
+			// Every cell of two questions or more has an interval of
+			// positive width around its rate, even when its questions all
+			// agree (the Wilson interval then).
+			for _, c := range rep.GRADE.Cells {
+				lo, hi, r := float64(c.ErrorRateCI[0]), float64(c.ErrorRateCI[1]), float64(c.ErrorRate)
+				if c.Questions >= 2 && !(lo < hi && lo <= r+1e-9 && r <= hi+1e-9) {
+					t.Errorf("%s %d-hop Q%d: error rate %.3f over %d questions, interval [%.3f, %.3f]", c.Model, c.Hops, c.Quartile, r, c.Questions, lo, hi)
+				}
+			}
 			for _, c := range rep.GRADE.Cells {
 				if c.Model == "m1" && c.Hops == 3 && c.Quartile == 4 {
 					if math.Abs(float64(c.ErrorRateCI[0])-0.26) > 1e-9 || math.Abs(float64(c.ErrorRateCI[1])-1) > 1e-9 {

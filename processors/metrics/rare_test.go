@@ -31,8 +31,9 @@ func near(a Score, b float64) bool {
 	return math.Abs(float64(a)-b) <= 1e-9 || (math.IsNaN(float64(a)) && math.IsNaN(b))
 }
 
-// meanCI is the mean of xs and its 95% normal interval clipped to [0, 1],
-// computed here from the per-question values (not with the views' SQL).
+// meanCI is the mean of xs and its 95% normal interval clipped to [0, 1]
+// (the Wilson interval when every value is the same), computed here from
+// the per-question values (not with the views' SQL).
 func meanCI(xs ...float64) (float64, [2]float64) {
 	var m float64
 	for _, x := range xs {
@@ -42,6 +43,9 @@ func meanCI(xs ...float64) (float64, [2]float64) {
 	var ss float64
 	for _, x := range xs {
 		ss += (x - m) * (x - m)
+	}
+	if ss < 1e-18 { // every value the same: the Wilson interval of the mean
+		return m, wilsonGo(m*float64(len(xs)), float64(len(xs)))
 	}
 	h := 1.96 * math.Sqrt(ss/float64(len(xs)-1)) / math.Sqrt(float64(len(xs)))
 	return m, [2]float64{math.Max(0, m-h), math.Min(1, m+h)}
