@@ -572,3 +572,71 @@ func (x *sent) version(i int) int {
 	}
 	return i
 }
+
+// titleLine is a README.Debian title naming its package: "valgrind for
+// Debian", "Python 3.11 for Debian", "openjdk-17 for Debian/Ubuntu".
+var titleLine = regexp.MustCompile(`^(?:#+\s*)?([A-Za-z][\w.+-]*(?: [0-9][\w.]*)?) (?:for|in) Debian(?:/Ubuntu)?$`)
+
+// titleTopic returns the package a chunk's first line names as a
+// README.Debian title does ("valgrind for Debian"), or "". A title naming
+// two things ("xmlsec and libxmlsec for Debian") or a kind ("Perl
+// Packages for Debian") names no one package.
+func titleTopic(chunk string) string {
+	for _, l := range strings.Split(chunk, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		m := titleLine.FindStringSubmatch(l)
+		if m == nil || strings.EqualFold(m[1], "packages") || strings.EqualFold(m[1], "notes") {
+			return ""
+		}
+		return m[1]
+	}
+	return ""
+}
+
+// commandVerbs introduce the command that does what a "To …" phrase says.
+var commandVerbs = set("run", "use", "type", "execute", "invoke", "call")
+
+// commandFact reads "To rebuild the font cache, run fc-cache -f." in a
+// chunk about one package (topic) as (topic, command to rebuild the font
+// cache, fc-cache -f), kind attribute: the purpose is a "To VERB …" phrase
+// of at most eight words closed by a comma, the command runs from after
+// "run"/"use"/"type"/… to the end of the sentence, opens with a lower-case
+// program name or a path, and holds at most eight tokens. Without a topic
+// it is not read: "the command to rebuild the font cache" of which
+// package?
+func (x *sent) commandFact(topic string) *Triple {
+	if topic == "" || len(x.ts) < 6 || x.lowerAt(0) != "to" || x.tagAt(1) != "VB" {
+		return nil
+	}
+	c := 2
+	for c < len(x.ts) && c < 10 && x.lowerAt(c) != "," {
+		c++
+	}
+	if x.lowerAt(c) != "," || !commandVerbs[x.lowerAt(c+1)] {
+		return nil
+	}
+	k := c + 2
+	end := len(x.ts)
+	if x.tagAt(end-1) == "." {
+		end--
+	}
+	if k >= end || end-k > 8 || x.lowerAt(end-1) == ":" {
+		return nil
+	}
+	first := x.ts[k].text
+	if !(lowerFirstWord(first) && nameWord(strings.TrimRight(first, "-")) || strings.HasPrefix(first, "/") || strings.HasPrefix(first, "./")) {
+		return nil
+	}
+	if functionWords[x.lowerAt(k)] || x.tagAt(k) == "DT" || x.tagAt(k) == "PRP" || x.tagAt(k) == "PRP$" {
+		return nil // "run the following command", "use it"
+	}
+	for i := k; i < end; i++ {
+		if x.lowerAt(i) == "," || x.tagAt(i) == "CC" || x.tagAt(i) == "MD" || x.tagAt(i) == "WDT" {
+			return nil // the command is followed by a clause or an alternative
+		}
+	}
+	return &Triple{Head: topic, Relation: "command to " + strings.ToLower(x.str(1, c)), Tail: x.str(k, end), Kind: KindAttribute}
+}

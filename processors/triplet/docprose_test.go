@@ -203,3 +203,30 @@ func TestExtractTermList(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractTitleAndCommand: a README.Debian title names the chunk's
+// package, which "This package" and a command's purpose belong to; a
+// command without a topic, one followed by a clause, or an instruction
+// that names no command yields nothing.
+func TestExtractTitleAndCommand(t *testing.T) {
+	text := "quillpad for Debian\n-------------------\n\nThis package ships Fjord bindings. To rebuild the font cache, run quill-cache -f.\n"
+	got := Extract(text)
+	if !has(got, "quillpad", "ships", "Fjord bindings", KindVerb) {
+		t.Errorf("This package not read as the title's package:%s", show(got))
+	}
+	if !has(got, "quillpad", "command to rebuild the font cache", "quill-cache -f", KindAttribute) {
+		t.Errorf("command not read:%s", show(got))
+	}
+	for _, text := range []string{
+		"To rebuild the font cache, run quill-cache -f.",
+		"quillpad for Debian\n\nTo rebuild the font cache, run quill-cache -f or reboot.",
+		"quillpad for Debian\n\nTo rebuild the font cache, run the following command:",
+		"Quill and Lintwerk for Debian\n\nThis package ships Fjord bindings.",
+	} {
+		for _, x := range Extract(text) {
+			if strings.HasPrefix(x.Relation, "command") || x.Relation == "ships" {
+				t.Errorf("%q: read %s", text, show([]Triple{x}))
+			}
+		}
+	}
+}

@@ -69,6 +69,9 @@ func Extract(chunkText string) []Triple {
 		}
 	}
 	r.docTopic = chunkTopic(tagged)
+	if t := titleTopic(chunkText); t != "" && (r.docTopic == "" || r.docTopic == t) {
+		r.docTopic = t // "valgrind for Debian" above the text
+	}
 	for i, s := range sentences {
 		for _, t := range r.read(s.Text, tagged[i]) {
 			t.Tail = unmarkDeterminer(t.Tail)
@@ -201,6 +204,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		ts = ts[2:] // "Note that Quill reads …": the rest is the statement
 	}
 	x := &sent{s: s, ts: ts}
+	if t := x.commandFact(r.docTopic); t != nil {
+		return []Triple{*t} // "To rebuild the cache, run fc-cache -f."
+	}
 	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
 		return nil // "Fix …", "Add support for …", "To fix this, …"
 	}
