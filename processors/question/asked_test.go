@@ -296,3 +296,19 @@ func TestTableRowsNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorOfTheFact: a time expression in an inserted clause belongs to
+// that clause's event, not to the fact asked.
+func TestAnchorOfTheFact(t *testing.T) {
+	for _, tc := range []struct{ head, relation, tail, sentence, want string }{
+		{"Acme Corp", "acquired", "Beta Inc.", "Acme Corp, founded in 1998, acquired Beta Inc. in 2024.", "What did Acme Corp acquire in 2024?"},
+		{"Acme Corp", "acquired", "Beta Inc.", "Acme Corp, founded in 1998, acquired Beta Inc.", "What did Acme Corp acquire?"},
+		{"Quill", "supports", "YAML", "Quill (first released in 2019) supports YAML.", "What does Quill support?"},
+		{"Helios Energy", "appointed", "Laura Sato", "In Q3 2025, Helios Energy appointed Laura Sato as chief financial officer.",
+			"Whom did Helios Energy appoint as chief financial officer in Q3 2025?"},
+	} {
+		if got, ok := Single(tc.head, tc.relation, tc.tail, tc.sentence, time.Time{}); !ok || got != tc.want {
+			t.Errorf("Single(%q) = %q, %v; want %q", tc.sentence, got, ok, tc.want)
+		}
+	}
+}

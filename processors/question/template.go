@@ -373,11 +373,31 @@ func anchor(head, tail, sentence string) string {
 		if ti >= 0 && m[0] > ti && strings.ContainsAny(sentence[ti+len(tail):m[0]], ",;") {
 			break // "…, an increase on the 91,200 TEU recorded in 2024": another clause's time
 		}
+		if ti >= 0 && m[1] <= ti && inserted(sentence, m[0], m[1], ti) {
+			continue // "Acme Corp, founded in 1998, acquired …": the founding's time
+		}
 		a := sentence[m[0]:m[1]]
 		r, n := utf8.DecodeRuneInString(a)
 		return string(unicode.ToLower(r)) + a[n:]
 	}
 	return ""
+}
+
+// inserted reports whether the span [i, j) of a sentence sits in a clause
+// set off by commas, parentheses or dashes that closes before position
+// ti: an apposition or a relative clause ("Acme Corp, founded in 1998,
+// acquired …", "Quill (released in 2019) supports …"), whose time is not
+// the fact's.
+func inserted(sentence string, i, j, ti int) bool {
+	open := strings.LastIndexAny(sentence[:i], ",(—–")
+	if open < 0 || strings.TrimSpace(sentence[:open]) == "" {
+		return false // "In Q3 2025, Helios Energy appointed …" opens the sentence
+	}
+	closeAt := strings.IndexAny(sentence[j:], ",)—–")
+	if closeAt < 0 {
+		return false
+	}
+	return j+closeAt < ti
 }
 
 // programName: a head of one lower-case word that is not a common noun the
