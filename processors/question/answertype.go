@@ -34,6 +34,9 @@ var (
 	// versionNumberRe: "2.5", "v1.2.3", "version 3", "release 2.5.3",
 	// "3.0.19-1", "1.2rc1".
 	versionNumberRe = regexp.MustCompile(`(?i)^(?:v|version\s+|release\s+)?\d+(?:\.\d+)+(?:[a-z]+\d*)?(?:[-~+][\w.~+-]+)?$|^(?i:version|release)\s+\d+$`)
+	// releaseNameRe: a product and its release ("Quillpad 3.1",
+	// "coreutils-9.0", "grep 2.5.3").
+	releaseNameRe = regexp.MustCompile(`^[A-Za-z][\w+.]*(?:[ -]|\s+version\s+)v?\d+(?:\.\d+)+[\w.~+-]*$`)
 	// isoDateRe: "2023-05-01"; longDateRe: "May 1, 2023", "1 May 2023".
 	isoDateRe = regexp.MustCompile(`^(?:19|20)\d{2}-\d{2}(?:-\d{2})?$`)
 	// unitCountRe: a whole number and the unit it counts ("64 KB", "3
@@ -76,7 +79,7 @@ func kindOf(tail, sentence string) answerKind {
 		return answerCommand
 	case isPath(bare):
 		return answerPath
-	case versionNumberRe.MatchString(bare):
+	case versionNumberRe.MatchString(bare) || releaseNameRe.MatchString(bare):
 		return answerVersion
 	case isPerson(t, sentence):
 		return answerPerson

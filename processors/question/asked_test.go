@@ -26,6 +26,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "The --fast option", "was introduced in", "2.5", "The --fast option was introduced in 2.5.", "In which version was the --fast option introduced?"},
 		{"verb", "Lintwerk", "is available since", "version 1.4", "Lintwerk is available since version 1.4.", "Since which version is Lintwerk available?"},
 		{"verb", "Lintwerk", "added in", "2.5.1", "Lintwerk added YAML support in 2.5.1.", "In which version did Lintwerk add YAML support?"},
+		{"verb", "Quillpad's plugin loader", "was added in", "Quillpad 3.1", "Quillpad's plugin loader was added in Quillpad 3.1.", "In which version was Quillpad's plugin loader added?"},
+		{"verb", "Lintwerk support", "was removed in", "version 2.4", "Lintwerk support was removed in version 2.4.", "In which version was Lintwerk support removed?"},
 		// A path: "Where … installed/located", "Which file", "Which directory".
 		{"verb", "Lintwerk", "is installed in", "/usr/lib/lintwerk", "Lintwerk is installed in /usr/lib/lintwerk.", "Where is Lintwerk installed?"},
 		{"verb", "Lintwerk", "reads", "/etc/lintwerk.conf", "Lintwerk reads /etc/lintwerk.conf at start.", "Which file does Lintwerk read?"},
@@ -34,6 +36,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"attribute", "Lintwerk", "configuration file", "/etc/lintwerk.conf", "Lintwerk's configuration file, /etc/lintwerk.conf, is read first.", "Where is Lintwerk's configuration file located?"},
 		// A command: "Which command".
 		{"verb", "Lintwerk", "runs", "lintwerk --check", "Before each commit Lintwerk runs `lintwerk --check` on the tree.", "Which command does Lintwerk run?"},
+		{"attribute", "quillpad", "command to rebuild the font cache", "quill-cache -f", "To rebuild the font cache, run quill-cache -f.",
+			"Which command rebuilds the font cache for `quillpad`?"},
 		// A count with its unit: "How many {unit}".
 		{"verb", "Lintwerk", "supports", "up to 64 connections", "Lintwerk supports up to 64 connections.", "How many connections does Lintwerk support?"},
 		{"verb", "Lintwerk", "reserves", "512 KB", "Lintwerk reserves 512 KB for its buffers.", "How many KB does Lintwerk reserve?"},
@@ -88,6 +92,8 @@ func TestAnswerKinds(t *testing.T) {
 		{"2.5.1", "", answerVersion},
 		{"v3.0.19-1", "", answerVersion},
 		{"version 4", "", answerVersion},
+		{"Quillpad 3.1", "", answerVersion},
+		{"coreutils-9.0", "", answerVersion},
 		{"/usr/share/doc/quill/", "", answerPath},
 		{"$HOME/.quillrc", "", answerPath},
 		{"debian/source/format", "", answerPath},

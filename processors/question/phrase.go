@@ -317,6 +317,12 @@ func attributeQuestion(head, relation, tail, sentence string, asOf time.Time) (s
 		}
 		return q + "?", true
 	}
+	if purpose, ok := strings.CutPrefix(rel, "command to "); ok && kindOf(tail, sentence) == answerCommand {
+		// "To rebuild the font cache, run quill-cache -f." in a chunk
+		// about quillpad: "Which command rebuilds the font cache for
+		// `quillpad`?"
+		return "Which command " + thirdPersonOf(purpose) + " for " + subject + "?", true
+	}
 	switch kindOf(tail, sentence) {
 	case answerPath:
 		// "Where is Quill's configuration file located?"
