@@ -100,6 +100,8 @@ type metricReport struct {
 	Cost  []costRow `json:"cost"`
 	query queryFunc
 	ctx   context.Context
+	// questionIDs are the questions perturbed (coverage's denominator).
+	questionIDs []string
 }
 
 // buildReport runs the families' queries and the coverage counts.

@@ -443,3 +443,25 @@ func reorder(kind string, d sureDoc, questionID string, i int) (string, error) {
 	}
 	return sureDoc{Title: d.Title, Body: body}.plain(), nil
 }
+
+// InSample reports whether kind (a registered kind's name) is made for the
+// question at all as far as SURE's sampling goes: a SURE cell only for the
+// questions whose sample holds it (SURECells, SURELLMCells), a clean cell
+// for those with any sampled cell on its context type; every other kind
+// for every question. withGenerator says whether the kinds that need a
+// generator can be made, which decides the clean cells' samples.
+func InSample(kind, questionID string, withGenerator bool) bool {
+	noise := strings.HasSuffix(kind, SURENoiseSuffix)
+	base := strings.TrimSuffix(kind, SURENoiseSuffix)
+	switch {
+	case base == KindSUREClean:
+		return anySampled(questionID, noise, withGenerator, withGenerator)
+	case slices.Contains(SUREKinds, base):
+		return sampled(questionID, kind)
+	case slices.Contains(SURELLMKinds, base):
+		return sampledLLM(questionID, kind)
+	case base == KindSourceSelf:
+		return sampledSelf(questionID, kind)
+	}
+	return true
+}
