@@ -134,7 +134,10 @@ func isCommand(tail, bare, sentence string) bool {
 	if !programRe0.MatchString(f[0]) {
 		return false
 	}
-	quoted := tail != bare || strings.Contains(sentence, "`"+bare+"`") || strings.Contains(sentence, "'"+bare+"'") ||
+	if f[0] == "a" || f[0] == "an" || f[0] == "the" {
+		return false // "a built-package format called “wheels”": a phrase, not a command line
+	}
+	quoted := len(tail) > len(bare)+1 && strings.ContainsAny(tail[:1], "`'\"“‘") || strings.Contains(sentence, "`"+bare+"`") || strings.Contains(sentence, "'"+bare+"'") ||
 		strings.Contains(sentence, "\""+bare+"\"")
 	cued := false
 	if i := strings.Index(sentence, bare); i > 0 {

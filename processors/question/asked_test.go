@@ -104,6 +104,7 @@ func TestAnswerKinds(t *testing.T) {
 		{"https://quill.example.org/docs", "", answerThing},
 		{"make install", "To build it, run make install as root.", answerCommand},
 		{"make install", "The targets make install and make check exist.", answerThing},
+		{"a built-package format called “wheels”", "PEP 427 defines a built-package format called “wheels”.", answerThing},
 		{"lintwerk --check", "Lintwerk runs `lintwerk --check` first.", answerCommand},
 		{"12 worker threads", "", answerCount},
 		{"64 KB", "", answerCount},
@@ -190,6 +191,12 @@ func TestSpecificQuestions(t *testing.T) {
 		{"What does Lintwerk no longer read?", "Lintwerk", "INI files", "", false},
 		{"In Lintwerk 2.5, what does Lintwerk now use?", "Lintwerk (Lintwerk 2.5)", "libquill", "Lintwerk now uses libquill.", true},
 		{"What does Lintwerk use as of April 2026?", "Lintwerk", "libquill", "Lintwerk now uses libquill.", true},
+		// A changelog bullet's imperative, a comment, "this release".
+		{"What did Map deprecate?", "Map", "RSA algo number", "Changes:\n  - Map deprecated RSA algo number to the RSA algo number.\n", false},
+		{"What does Wget support?", "Wget", "IPv6", "Changes:\n  - Wget supports IPv6.\n", true},
+		{"What did Wget add?", "Wget", "IPv6 support", "Changes:\n  - Wget added IPv6 support in the 1.10 branch.\n", false},
+		{"What did Quill support?", "// Support", "dotted paths", "", false},
+		{"What is ESM support?", "ESM support", "100%", "As of this release, ESM support is 100%.", false},
 		// Longer than a person writes.
 		{"What does the Lintwerk plugin interface that the Quill Project designed for the editors and translators of the Nordic countries in the long years before the first stable release of Quillsh and its manual provide?",
 			"Lintwerk", "hooks", "", false},

@@ -58,7 +58,7 @@ support bug bugs issue issues problem problems way ways means method methods ite
 elements detail details information data example examples case cases kind kinds type types work task tasks
 operation operations system systems format formats file files routine routines code software feature-set
 functionalities addition additions modification modifications fixes bugfixes bugfix enhancements optimizations
-optimisations optimization optimisation improvements tweaks resources documentation docs`)
+optimisations optimization optimisation improvements tweaks resources documentation docs helper helpers`)
 
 var genericAdjectives = toSet(`new old various different other additional extra external internal public private
 stable useful important basic common standard simple general generic special specific several many numerous
@@ -76,7 +76,7 @@ presently forthcoming`)
 
 // nowWords in a question or its sentence ask what holds at the time of
 // writing: such a question needs the release or date it refers to.
-var nowRe = regexp.MustCompile(`(?i)\b(?:now|currently|presently|nowadays|at present|at the moment|these days|no longer|any ?more|today|at this time|so far|to date|yet)\b`)
+var nowRe = regexp.MustCompile(`(?i)\b(?:now|currently|presently|nowadays|at present|at the moment|these days|no longer|any ?more|today|at this time|so far|to date|yet|(?:this|the (?:current|latest|next|upcoming|new)) (?:release|version))\b`)
 
 // releaseNamedRe: a version number or a year names the time a question
 // refers to.
@@ -306,7 +306,7 @@ func QuestionSpecific(question, head, answer string, passages ...string) bool {
 	if len(strings.Fields(question)) > maxQuestionWords {
 		return false
 	}
-	if head != "" && genericSubject(head) {
+	if head != "" && (genericSubject(head) || bulletVerb(head, passages)) {
 		return false
 	}
 	if releaseNamedRe.MatchString(question) {
@@ -335,6 +335,9 @@ func genericSubject(head string) bool {
 	if len(f) == 1 && unnamed[strings.ToLower(f[0])] {
 		return true
 	}
+	if r := []rune(f[0])[0]; strings.HasPrefix(f[0], "//") || !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("`'\"“‘$~@-./(", r) {
+		return true // "// Support dotted paths", "** Wget": comment or markup, not a name
+	}
 	if w := strings.ToLower(f[0]); len(f) > 1 && len(w) > 4 && strings.HasSuffix(w, "ly") {
 		// "Occasionally Valgrind stack traces": an adverb the extractor
 		// took into the subject.
@@ -357,6 +360,35 @@ func genericSubject(head string) bool {
 		}
 	}
 	return true
+}
+
+// bulletRe: a line opening with a list bullet.
+var bulletRe = regexp.MustCompile(`(?m)^[ \t]*(?:[*+•◦‣-]|o )[ \t]+(\S+)[ \t]+(\S+)`)
+
+// bulletVerb: a subject of one capitalised word that opens a bullet of its
+// passage before a word in "-ed" ("  - Map deprecated RSA algo number …",
+// "* Forbid unexpanded macros …") is the imperative a changelog bullet
+// opens with, the "-ed" word an adjective of its object: bullets state
+// what a release does in the present ("- Wget now supports …"). A name
+// written as one ("GnuPG", "ESM", "Wget2") is left alone.
+func bulletVerb(head string, passages []string) bool {
+	h := strings.TrimSpace(head)
+	if strings.ContainsAny(h, " \t") || !isCapitalized(h) || codeToken(h) {
+		return false
+	}
+	for _, r := range h[1:] {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	for _, p := range passages {
+		for _, m := range bulletRe.FindAllStringSubmatch(p, -1) {
+			if m[1] == h && strings.HasSuffix(strings.ToLower(m[2]), "ed") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // relativeAdjectives place a subject relative to the text or its time.
