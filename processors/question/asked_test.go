@@ -34,6 +34,10 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "fills", "~/.cache/lintwerk/", "Lintwerk fills ~/.cache/lintwerk/ between runs.", "Which directory does Lintwerk fill?"},
 		{"copula", "The Lintwerk configuration file", "is", "/etc/lintwerk.conf", "The Lintwerk configuration file is /etc/lintwerk.conf.", "Where is the Lintwerk configuration file located?"},
 		{"attribute", "Lintwerk", "configuration file", "/etc/lintwerk.conf", "Lintwerk's configuration file, /etc/lintwerk.conf, is read first.", "Where is Lintwerk's configuration file located?"},
+		// A place: "Where", for "at" and for an address.
+		{"verb", "Lintwerk", "was developed at", "the University of Bergen", "Lintwerk was developed at the University of Bergen.", "Where was Lintwerk developed?"},
+		{"verb", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
+		{"verb", "Lintwerk", "is written in", "Go", "Lintwerk is written in Go.", "What is Lintwerk written in?"},
 		// A command: "Which command".
 		{"verb", "Lintwerk", "runs", "lintwerk --check", "Before each commit Lintwerk runs `lintwerk --check` on the tree.", "Which command does Lintwerk run?"},
 		{"attribute", "quillpad", "command to rebuild the font cache", "quill-cache -f", "To rebuild the font cache, run quill-cache -f.",

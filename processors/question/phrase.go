@@ -128,7 +128,11 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		case kind == answerPath && (last == "in" || last == "at" || last == "under" || last == "into"):
 			// "is installed in /usr/lib/foo": "Where is X installed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
-		case (last == "in" || last == "at") && placeParticiples[participle] && kind == answerThing:
+		case (last == "in" || last == "at") && placeParticiples[participle] && kind == answerThing,
+			last == "at" && kind == answerThing,
+			(last == "from" || last == "on") && urlRe.MatchString(tail):
+			// "was developed at the University of Bergen", "is available
+			// from https://…": "Where was X developed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
 		case last == "in" || last == "under" || last == "on":
 			// "What is Wget written in?", "What is Valgrind licensed under?"
@@ -195,6 +199,9 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	}
 	return Single(head, relation, tail, sentence, asOf)
 }
+
+// urlRe: a web or FTP address.
+var urlRe = regexp.MustCompile(`^(?:(?:https?|ftp)://|www\.)\S+$`)
 
 // agentNamed: the agent of a passive is named as a person or an
 // organisation is ("Oda Rasmussen", "the Debian Project", "Beta Inc."),
