@@ -189,6 +189,8 @@ func TestSpecificQuestions(t *testing.T) {
 		{"What does the Quill Project thank?", "The Quill Project", "the Quill Foundation", "", true},
 		{"What does the --fast option select?", "the --fast option", "level 1", "", true},
 		{"What does Occasionally Quill print?", "Occasionally Quill", "a warning", "", false},
+		{"What was the related Quill setuptools module modified in?", "the related Quill setuptools module", "Debian", "", false},
+		{"What does the same Quill option select?", "the same Quill option", "level 1", "", false},
 		// "now" without its release, in the question or in the sentence.
 		{"What does Lintwerk now use?", "Lintwerk", "libquill", "", false},
 		{"What does Lintwerk use?", "Lintwerk", "libquill", "Lintwerk now uses libquill. It is fast.", false},

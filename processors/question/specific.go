@@ -348,6 +348,9 @@ func genericSubject(head string) bool {
 	if w := strings.ToLower(f[0]); quantifiers[w] || timeRelative[w] || relativeAdjectives[w] {
 		return true // "Later BSD releases", "Some programs", "Other formats"
 	}
+	if len(f) > 2 && determiners[strings.ToLower(f[0])] && (relativeAdjectives[strings.ToLower(f[1])] || demonstratives[strings.ToLower(f[1])] || pointing[strings.ToLower(f[1])]) {
+		return true // "the related Python setuptools module", "the same option": which one?
+	}
 	switch strings.ToLower(f[0]) {
 	case "the", "this", "these", "that", "those", "its", "their", "our", "your", "my", "his", "her", "each", "every", "such", "a", "an":
 	default:
@@ -390,6 +393,12 @@ func bulletVerb(head string, passages []string) bool {
 	}
 	return false
 }
+
+// determiners open a noun phrase; pointing adjectives after one refer to
+// something named elsewhere in the text.
+var determiners = toSet(`the this these that those its their our your`)
+
+var pointing = toSet(`related same other corresponding respective relevant given aforementioned mentioned above said`)
 
 // relativeAdjectives place a subject relative to the text or its time.
 var relativeAdjectives = toSet(`later earlier newer older previous future former prior subsequent following next last`)
