@@ -19,6 +19,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "are provided by", "the libquill package", "Lintwerk are provided by the libquill package.", "What provides Lintwerk?"},
 		{"verb", "The Quill Project", "thanks", "Oda Rasmussen", "The Quill Project thanks Oda Rasmussen <oda@example.org>.", "Who does the Quill Project thank?"},
 		{"verb", "The Quill Project", "thanks", "the Quill Foundation", "The Quill Project thanks the Quill Foundation.", "What does the Quill Project thank?"},
+		{"verb", "The Quill Project", "thanks", "Rasmussen", "The Quill Project thanks Rasmussen.", "Who does the Quill Project thank?"},
+		{"verb", "The Quill Project", "thanks", "`quillbot`", "The Quill Project thanks `quillbot`.", "What does the Quill Project thank?"},
 		// A date: "When".
 		{"verb", "Lintwerk", "was released on", "14 March 2021", "Lintwerk was released on 14 March 2021.", "When was Lintwerk released?"},
 		{"verb", "Lintwerk", "was released on", "2021-03-14", "Lintwerk was released on 2021-03-14.", "When was Lintwerk released?"},

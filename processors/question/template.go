@@ -43,6 +43,11 @@ var irregular = map[string]string{"rose": "rise", "fell": "fall", "grew": "grow"
 	"chaired": "chair", "earned": "earn", "fitted": "fit", "moved": "move", "placed": "place",
 	"recorded": "record", "handled": "handle", "launched": "launch"}
 
+// personObject lemmas take people as objects: a single capitalised name
+// after them is a person's ("thanks Rubenstein").
+var personObject = map[string]bool{"thank": true, "credit": true, "acknowledge": true, "contact": true,
+	"hire": true, "appoint": true, "elect": true, "promote": true, "congratulate": true, "mentor": true}
+
 // appointing lemmas take a person as object.
 var appointing = map[string]bool{"appoint": true, "hire": true, "name": true, "elect": true, "promote": true}
 
@@ -173,8 +178,9 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 		q = wh + " " + f.be + " " + subject
 	case f.appoints && kind == answerPerson:
 		q = "Whom " + aux + " " + subject + " " + f.lemma + role(sentence, tail)
-	case kind == answerPerson:
-		// "Who did the project thank?": a person is asked with "who"
+	case kind == answerPerson || personObject[f.lemma] && kind == answerThing && agentNamed(tail) && !strings.Contains(tail, " "):
+		// "Who did the project thank?": a person is asked with "who";
+		// "thanks Rubenstein" names one by a single name.
 		q = "Who " + aux + " " + subject + " " + f.lemma
 	case kind == answerCount && countedUnit(tail) != "" && !strings.Contains(f.lemma, " "):
 		q = "How many " + countedUnit(tail) + " " + aux + " " + subject + " " + f.lemma
