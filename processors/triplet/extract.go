@@ -75,7 +75,7 @@ func Extract(chunkText string) []Triple {
 	for i, s := range sentences {
 		for _, t := range r.read(s.Text, tagged[i]) {
 			t.Tail = unmarkDeterminer(t.Tail)
-			if badTail(t.Tail) || badTail(t.Head) {
+			if badTail(t.Tail) || badTail(t.Head) || identifierTail(t.Tail) || t.Kind == KindVerb && bareNumberObject(t) {
 				continue
 			}
 			t.Sentence = s
@@ -213,6 +213,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if conditional[x.lowerAt(0)] {
 		return nil // "If you use Quill, …": true only under its condition
 	}
+	if announcement(x.ts) {
+		return nil // "New command ESC-m removes a line mark": a change announced
+	}
 	r.fixCapitals(x.ts)
 	lowerName(x.ts)
 	var out []Triple
@@ -245,6 +248,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
+	if named && he-hs == 2 && x.ts[hs].lower == "the" && versionedName(x.ts[hs+1].text) {
+		head = x.str(hs+1, he) // "The Nettle-3.5.1 corrects …": no article before a release
+	}
 	if !named && r.docTopic != "" && x.genericSubject(hs, he) {
 		// "This package provides …" in a chunk about one package
 		head, named = r.docTopic, true
@@ -357,6 +363,8 @@ func (x *sent) np(i int) int {
 	for j < len(x.ts) {
 		t := x.ts[j]
 		switch {
+		case strings.HasPrefix(t.text, "<") || strings.Contains(t.text, "@"):
+			goto done // "Kirill Simonov <xi@example.net>": an address after a name
 		case isNoun(t.tag) || t.tag == "CD" || t.tag == "$" || t.tag == "FW":
 			last = j
 		case isAdj(t.tag) || t.tag == "VBN" || t.tag == "VBG" || t.tag == "HYPH":
@@ -816,9 +824,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 // passive reads "X was acquired by Y", "X was founded in 2014", "X was
 // launched on 14 March 2026", "X is based in Trondheim".
 func (x *sent) passive(head, be, participle string, j int) []Triple {
-	if x.lowerAt(j) == "and" && x.tagAt(j+1) == "VBN" {
-		j += 2 // "was written and maintained by": the first participle is asked
-	}
+	// "was written and maintained by", "is maintained, enhanced, and
+	// distributed freely by": the first participle is asked.
+	j = x.skipParticiples(j)
 	p := x.lowerAt(j)
 	switch p {
 	case "to", "into", "as":
@@ -851,10 +859,11 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 			// "was introduced in version 2.4", "was removed in Quill 3.0"
 			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) {
+		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) {
+			// "was based on libjpeg/SIMD": a name written as code
 			rel := be + " " + participle + " " + p
 			kind := KindVerb
-			if locatives[participle] {
+			if locatives[participle] && p != "on" {
 				rel, kind = participle+" "+p, KindAttribute
 			}
 			return []Triple{{Head: head, Relation: rel, Tail: x.str(j+1, e), Kind: kind}}
@@ -946,7 +955,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
 			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&
-				(x.lowerAt(full) != "(" || x.defStops(full)) {
+				(x.lowerAt(full) != "(" || x.defStops(full)) && !x.partialCount(j, full) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
 			e = full
@@ -956,7 +965,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// implements the AWK language": the object, with what it is
 			// for, ends the clause.
 			end := x.defEnd(full)
-			if !x.vagueObject(j, full) && !x.gerund(j) {
+			vague := x.vagueObject(j, full)
+			if pe := x.namingPhrase(full); vague && pe > full {
+				end, vague = pe, false // "files with a .gz extension"
+			}
+			if !vague && !x.gerund(j) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
 			}
 			e = end

@@ -89,6 +89,8 @@ func retag(ts []tok) {
 			t.tag = "CD"
 		case months[t.lower] && isCapital(t.text):
 			t.tag = "NNP"
+		case versionedName(t.text):
+			t.tag = "NNP" // "Nettle-3.5.1", read as an adjective or a number by the model
 		case isCapital(t.text) && !functionWords[t.lower] && i+1 < len(ts) && (ts[i+1].tag == "NNP" || ts[i+1].tag == "NNPS" || ts[i+1].tag == "POS") &&
 			t.tag != "DT" && t.tag != "PRP$" && t.tag != "NNP" && t.tag != "NNPS":
 			t.tag = "NNP" // "Northwind Robotics", read "Northwind/IN" by the model

@@ -1,0 +1,160 @@
+package triplet
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// The general reading of documentation prose: guards that keep the
+// subject–verb–object reading of any verb the tagger recognises from
+// turning announcements, identifiers and unnamed things into facts
+// (docs/methods.md, Triplet extraction).
+
+// announcing words open a release-note bullet that names a change rather
+// than a fact about its subject: "New command ESC-m removes a line mark",
+// "Added option --foo sets …", "Improved parser handles …". The sentence
+// says the change exists; read as subject–verb–object it makes "What does
+// New command ESC-m remove?".
+var announcing = set("new", "added", "removed", "improved", "updated", "fixed", "deprecated", "experimental",
+	"initial", "better", "faster", "renamed", "reworked", "enhanced", "extended", "various", "minor", "major")
+
+// announcement reports a sentence opening with an announcing word and a
+// common noun ("New command …", "Added support …"); a name after it ("New
+// York", "Improved Foo") is left to the other rules.
+func announcement(ts []tok) bool {
+	if len(ts) < 3 || !announcing[ts[0].lower] || !isCapital(ts[0].text) {
+		return false
+	}
+	w := ts[1].text
+	return !isCapital(w) || ts[1].lower == "support" || ts[1].lower == "option" || ts[1].lower == "command"
+}
+
+// versionedName: a name with a release number in it ("Nettle-3.5.1",
+// "Quill2.4"), which takes no article in a question.
+func versionedName(w string) bool {
+	if !isCapital(w) || len(w) < 3 {
+		return false
+	}
+	digit := strings.IndexFunc(w, unicode.IsDigit)
+	return digit > 0 && strings.ContainsAny(w, ".-_") && strings.IndexFunc(w, unicode.IsLetter) == 0
+}
+
+// identifierRe matches tails that are bare identifiers of an issue or
+// advisory: asked without the thing they identify ("What did Mitre
+// assign?" → "CVE-2019-12290") the question has no answer a reader could
+// give.
+var identifierRe = regexp.MustCompile(`(?i)^(?:CVE|CAN|GHSA|DSA|DLA|USN|RHSA)-[0-9A-Za-z-]+$|^(?:bug\s*)?#\s*\d+$|^(?:bug|issue|ticket)\s+\d+$`)
+
+func identifierTail(t string) bool { return identifierRe.MatchString(strings.TrimSpace(t)) }
+
+// codeLike: a lower-case word written as code: a program, library or file
+// name with a digit, point, slash or underscore in it ("libjpeg/SIMD",
+// "libgpg-error1", "pcre_chartables.c", ".gz"), or a word the sentence
+// reads as a name. Ordinary hyphenated words ("command-line") are not.
+func (x *sent) codeLike(i int) bool {
+	if i < 0 || i >= len(x.ts) {
+		return false
+	}
+	t := x.ts[i]
+	if t.name {
+		return true
+	}
+	w := strings.TrimRight(t.text, ".,;:")
+	if len(w) < 2 || !strings.ContainsFunc(w, unicode.IsLetter) || strings.ContainsAny(w, "`'\"()[]{}<>*|=\\") {
+		return false
+	}
+	return strings.ContainsAny(w, "0123456789./_")
+}
+
+// namesSomething reports a proper noun, a number or a code-like word in
+// [i, j): what makes a phrase about one thing rather than a kind.
+func (x *sent) namesSomething(i, j int) bool {
+	if x.hasProper(i, j) || x.hasNumber(i, j) {
+		return true
+	}
+	for k := i; k < j; k++ {
+		if x.codeLike(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipParticiples skips a run of coordinated participles and the adverbs
+// after them: "maintained, enhanced, and distributed freely by the Tcl
+// community" reads on at "by"; the first participle is the one asked. It
+// returns j itself when no such run follows.
+func (x *sent) skipParticiples(j int) int {
+	k := j
+	for n := 0; n < 4; n++ {
+		m := k
+		if x.lowerAt(m) == "," {
+			m++
+		}
+		if x.lowerAt(m) == "and" || x.lowerAt(m) == "or" {
+			m++
+		}
+		if m == k || x.tagAt(m) != "VBN" && !(x.tagAt(m) == "VBD" && strings.HasSuffix(x.lowerAt(m), "ed")) {
+			break
+		}
+		k = m + 1
+	}
+	if k == j {
+		return j
+	}
+	for x.tagAt(k) == "RB" && !neg(x.lowerAt(k)) {
+		k++
+	}
+	return k
+}
+
+// namingPhrase returns the end of a prepositional phrase at e that makes a
+// vague object specific by naming something ("files with a .gz
+// extension", "extensions for debhelper"), when the clause ends after it;
+// or e.
+func (x *sent) namingPhrase(e int) int {
+	if p := x.lowerAt(e); p != "with" && p != "for" && p != "of" {
+		return e
+	}
+	pe := x.np(e + 1)
+	if pe == e+1 || !x.namesSomething(e+1, pe) || x.listAfter(pe) {
+		return e
+	}
+	if x.closes(pe) || x.lowerAt(pe) == "to" && x.tagAt(pe+1) == "VB" {
+		return pe
+	}
+	return e
+}
+
+// bareNumberRe matches a number or version with nothing it counts:
+// "6.7.5", "v4.3", "4.x", "12".
+var bareNumberRe = regexp.MustCompile(`^v?\d+(?:[.,]\d+)*[a-z]?(?:\.x)?$`)
+
+// bareNumberObject reports the object of an ordinary verb that is a bare
+// number or version ("Word boundaries 6.7.5." in a table of contents, read
+// as subject, verb and object): no question asks for it. A quantity moved
+// or reached ("rose by 18%", "reached 4,000") keeps its relation's
+// preposition or a unit and is not one.
+func bareNumberObject(t Triple) bool {
+	f := strings.Fields(t.Relation)
+	if len(f) != 1 || measureVerbs[f[0]] || levelVerbs[f[0]] {
+		return false
+	}
+	return bareNumberRe.MatchString(strings.TrimSpace(t.Tail))
+}
+
+// partialCount reports a counted object that the words after it restrict
+// or compare ("two options that serve the same purpose as …", "three
+// bytes instead of two"): the number counts a part, or an alternative,
+// not what the question would ask for.
+func (x *sent) partialCount(j, e int) bool {
+	if !x.hasNumber(j, e) {
+		return false
+	}
+	switch x.lowerAt(e) {
+	case "that", "which", "who", "instead", "rather", "than", "more", "less", "fewer":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,53 @@
+package triplet
+
+import "testing"
+
+// TestExtractGeneral: the guards and shapes of general.go (docs/methods.md,
+// Triplet extraction), each with sentences that must yield the fact and
+// sentences of the same look that must not. Names are invented.
+func TestExtractGeneral(t *testing.T) {
+	for _, tc := range []struct{ text, head, relation, tail, kind string }{
+		// A vague object made specific by a phrase naming something.
+		{"quillz produces files with a .qz extension.", "quillz", "produces", "files with a .qz extension", KindVerb},
+		{"Quillpad provides extensions for quill_core.", "Quillpad", "provides", "extensions for quill_core", KindVerb},
+		{"Quillpad produces files with a long name.", "", "", "", ""},
+		{"Quillpad produces files with a .qz extension and a header.", "", "", "", ""},
+		// A passive whose place or basis is a name written as code.
+		{"libquill was originally based on libfjord/SIMD, a derivative of libfjord.", "libquill", "was based on", "libfjord/SIMD", KindVerb},
+		{"Quillpad is based on a simple idea.", "", "", "", ""},
+		{"Quillpad is based in Trondheim.", "Quillpad", "based in", "Trondheim", KindAttribute},
+		// Coordinated participles before the agent; an address after a name.
+		{"Quillpad is maintained, enhanced, and distributed freely by the Fjord Community.", "Quillpad", "is maintained by", "the Fjord Community", KindVerb},
+		{"The Quillpad module was written by Oda Rasmussen <oda@quill.example>.", "The Quillpad module", "was written by", "Oda Rasmussen", KindVerb},
+		// A release-note bullet announcing a change is no fact about its subject.
+		{"New command ESC-q removes a quill mark.", "", "", "", ""},
+		{"Added option --quill sets the Fjord mode.", "", "", "", ""},
+		{"Improved parser handles the Fjord syntax.", "", "", "", ""},
+		{"Quillpad removes the Fjord mark.", "Quillpad", "removes", "the Fjord mark", KindVerb},
+		// No article before a name with its release in it.
+		{"The Quillpad-3.5.1 corrects the Fjord decoder.", "Quillpad-3.5.1", "corrects", "the Fjord decoder", KindVerb},
+		{"The Quillpad-3.5.1 release corrects the Fjord decoder.", "The Quillpad-3.5.1 release", "corrects", "the Fjord decoder", KindVerb},
+		// Bare identifiers and numbers are not objects.
+		{"Fjordsec assigned CVE-2031-12345.", "", "", "", ""},
+		{"Quillpad fixes bug #4412.", "", "", "", ""},
+		{"Word boundaries 6.7.5.", "", "", "", ""},
+		{"Quillpad uses 4 tables.", "Quillpad", "uses", "4 tables", KindVerb},
+		// A count restricted or compared by what follows it.
+		{"Quillpad has two options that serve the same purpose as Lintwerk's -n option.", "", "", "", ""},
+		{"In the 8-bit library, Quillpad then uses three bytes instead of two for offsets.", "", "", "", ""},
+	} {
+		got := Extract(tc.text)
+		if tc.head == "" {
+			for _, x := range got {
+				if x.Kind != KindTable {
+					t.Errorf("%q: want nothing, got%s", tc.text, show(got))
+					break
+				}
+			}
+			continue
+		}
+		if !has(got, tc.head, tc.relation, tc.tail, tc.kind) {
+			t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", tc.text, tc.head, tc.relation, tc.tail, tc.kind, show(got))
+		}
+	}
+}
