@@ -153,6 +153,10 @@ func TestSpecificAnswers(t *testing.T) {
 		{"zlib, bzip2 and xz", "", false},
 		{"YAML, TOML, INI", "", false},
 		{"libquill and libquillsh", "", false},
+		{"the GPL and the LGPL", "", false},
+		{"Oda Rasmussen and Per Holm", "", false},
+		{"Quill Wall's Practical Extracting and Report Language", "", true},
+		{"the Robot Exclusion and Sitemaps Standard", "", true},
 		// One item of a list in the passage.
 		{"Per Holm", "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie.", false},
 		{"Oda Rasmussen", "The Quill Project thanks Oda Rasmussen, Per Holm, Kari Nord and Ivar Lie.", false},

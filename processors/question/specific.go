@@ -143,6 +143,9 @@ func listAnswer(a string) bool {
 	if strings.Count(s, ", ") >= 2 || strings.Contains(s, ", ") && (strings.Contains(s, " and ") || strings.Contains(s, " or ")) {
 		return !isDigitsish(s)
 	}
+	if oneTitle(s) {
+		return false
+	}
 	ts := tagged(s)
 	for i := 1; i+1 < len(ts); i++ {
 		c := strings.ToLower(ts[i].Text)
@@ -160,6 +163,39 @@ func listAnswer(a string) bool {
 		}
 	}
 	return false
+}
+
+// oneTitle: a title whose words are joined by "and" inside one name,
+// opened by a possessive or an article that the second part does not
+// repeat, every word after it capitalised: "Larry Wall's Practical
+// Extracting and Report Language", "the Robot Exclusion and Sitemaps
+// Standard" (but "the GPL and the LGPL" is two).
+func oneTitle(s string) bool {
+	f := strings.Fields(s)
+	if len(f) < 4 {
+		return false
+	}
+	start := 0
+	switch {
+	case strings.EqualFold(f[0], "the") || strings.EqualFold(f[0], "a") || strings.EqualFold(f[0], "an"):
+		start = 1
+	case strings.HasSuffix(f[0], "'s") || strings.HasSuffix(f[0], "’s"):
+		start = 1
+	case len(f) > 2 && (strings.HasSuffix(f[1], "'s") || strings.HasSuffix(f[1], "’s")):
+		start = 2
+	default:
+		return false
+	}
+	for _, w := range f[start:] {
+		lw := strings.ToLower(w)
+		if lw == "and" || lw == "of" || lw == "for" || lw == "&" {
+			continue
+		}
+		if lw == "the" || lw == "a" || lw == "an" || !isCapitalized(w) {
+			return false
+		}
+	}
+	return true
 }
 
 func nounTag(t string) bool { return strings.HasPrefix(t, "NN") }
