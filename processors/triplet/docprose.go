@@ -180,6 +180,13 @@ func (x *sent) listBefore(i int) bool {
 // the clause: "The Quill home page is https://quill.example/." gives (The
 // Quill home page, is, https://quill.example/).
 func (x *sent) codeTail(head string, hs int, be string, k int) []Triple {
+	if x.lowerAt(k) == "at" && addressNouns[x.lowerAt(k-2)] {
+		k++ // "Wget's home page is at <https://…>"
+		if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) {
+			return nil
+		}
+		return []Triple{{Head: head, Relation: be, Tail: x.str(k, k+1), Kind: KindCopula}}
+	}
 	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" || !addressNouns[x.lowerAt(k-2)] {
 		return nil
 	}

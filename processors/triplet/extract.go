@@ -374,8 +374,10 @@ func (x *sent) np(i int) int {
 		case t.tag == "POS" && last == j-1:
 			// "Northwind's chief executive"
 		case t.text == "-" && last == j-1:
-		case (t.lower == "and" || t.lower == "or" || t.lower == ",") && last < 0 && isAdj(x.tagAt(j-1)) && isAdj(x.tagAt(j+1)):
-			// "a lightweight and flexible command-line processor"
+		case (t.lower == "and" || t.lower == "or" || t.lower == ",") && last < 0 && isAdj(x.tagAt(j-1)) &&
+			(isAdj(x.tagAt(j+1)) || t.lower == "," && isProper(x.tagAt(j+1)) && x.ts[j+1].named() && (isAdj(x.tagAt(j+2)) || isNoun(x.tagAt(j+2)))):
+			// "a lightweight and flexible command-line processor", "a
+			// free, LGPL mDNS/DNS-SD implementation"
 		default:
 			goto done
 		}
@@ -842,7 +844,7 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 	case "by":
 		// The agent is a name, not a thing named after one ("GDB's
 		// "mini debuginfo" feature" is no one to ask "Who …?" about).
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && x.ts[e-1].named() && !x.possessive(j+1, e) &&
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && (x.ts[e-1].named() || agentNouns[x.ts[e-1].lower]) && !x.possessive(j+1, e) &&
 			!strings.ContainsAny(x.str(j+1, e), "\"'“”") {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
@@ -917,7 +919,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && (x.tagAt(j) == "IN" || x.tagAt(j) == "TO") {
 		// "tmux depends on libevent", "mawk conforms to the POSIX
 		// standard": a named object that ends the clause.
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) && e-j <= 7 {
+		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) && e-j <= 7 {
 			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 		if e := x.np(j + 1); verb == "defaults" && p == "to" && e > j+1 && x.closes(e) && !x.listAfter(e) && e-j <= 5 {
@@ -1146,6 +1148,9 @@ func (x *sent) listAfter(e int) bool {
 	k := e
 	if x.lowerAt(k) == "," && x.lowerAt(k+1) == "version" && x.tagAt(k+2) == "CD" && x.closes(k+3) {
 		return false // "the GNU General Public License, version 2": which one, not another
+	}
+	if x.lowerAt(k) == "," && x.appositionCloses(e) {
+		return false // "hosted by Savannah, the FSF's online development tool."
 	}
 	if x.lowerAt(k) == "," {
 		k++

@@ -144,11 +144,17 @@ func bareNumberObject(t Triple) bool {
 	return bareNumberRe.MatchString(strings.TrimSpace(t.Tail))
 }
 
-// partialCount reports a counted object that the words after it restrict
-// or compare ("two options that serve the same purpose as …", "three
-// bytes instead of two"): the number counts a part, or an alternative,
-// not what the question would ask for.
+// partialCount reports an object that the words after it restrict or
+// compare: a restrictive relative clause ("GNU extensions that violate the
+// POSIX standard", "two options that serve the same purpose as …") or a
+// comparison after a count ("three bytes instead of two"). The phrase
+// alone names more than, or other than, what the sentence states.
 func (x *sent) partialCount(j, e int) bool {
+	if w := x.lowerAt(e); (w == "that" || w == "who" || w == "whose") && !x.ts[e-1].named() && !x.codeLike(e-1) && !codeToken(x.ts[e-1].text) {
+		// "disables GNU extensions that violate the POSIX standard": a
+		// restrictive relative clause is part of what is named
+		return true
+	}
 	if !x.hasNumber(j, e) {
 		return false
 	}
@@ -157,4 +163,25 @@ func (x *sent) partialCount(j, e int) bool {
 		return true
 	}
 	return false
+}
+
+// agentNouns end the names of groups that do things as one: "the Tcl
+// community", "the Quill project", "the Fjord developers".
+var agentNouns = set("community", "project", "team", "developers", "maintainers", "foundation", "consortium",
+	"group", "contributors")
+
+// appositionCloses reports ", the/a NOUN PHRASE" after a name ending at e
+// that runs to the end of the sentence: an apposition saying what the name
+// is ("by Savannah, the FSF's online development management tool."), not
+// a second item; one whose phrase holds "and"/"or" or goes on is left to
+// be read as a list.
+func (x *sent) appositionCloses(e int) bool {
+	if x.lowerAt(e) != "," || !x.ts[e-1].named() {
+		return false
+	}
+	if d := x.lowerAt(e + 1); d != "the" && d != "a" && d != "an" {
+		return false
+	}
+	pe := x.ofNP(e+1, x.np(e+1))
+	return pe > e+2 && (pe >= len(x.ts) || x.tagAt(pe) == "." && pe == len(x.ts)-1)
 }

@@ -32,6 +32,19 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad fixes bug #4412.", "", "", "", ""},
 		{"Word boundaries 6.7.5.", "", "", "", ""},
 		{"Quillpad uses 4 tables.", "Quillpad", "uses", "4 tables", KindVerb},
+		// An address after "is at"; only for a subject that is an address.
+		{"Quillpad's home page is at <https://quill.example/docs/>.", "Quillpad's home page", "is", "https://quill.example/docs/", KindCopula},
+		{"Quillpad's manual is at <https://quill.example/docs/>.", "", "", "", ""},
+		// An agent that is a named group; an apposition after the agent.
+		{"Quillpad is maintained by the Fjord community.", "Quillpad", "is maintained by", "the Fjord community", KindVerb},
+		{"Quillpad is maintained by the Fjord manual.", "", "", "", ""},
+		{"Quillpad development is hosted by Savanna, the Fjord online development tool.", "Quillpad development", "is hosted by", "Savanna", KindVerb},
+		{"Quillpad development is hosted by Savanna, the Fjord tool and Lintwerk.", "", "", "", ""},
+		// Adjectives and a name before the noun of a definition.
+		{"Quillpad is a free, LGPL implementation of Quill.", "Quillpad", "is", "a free, LGPL implementation of Quill", KindCopula},
+		// An object restricted by a relative clause; a path is only described by one.
+		{"FJORD_STRICT disables Lint extensions that violate the Fjord standard.", "", "", "", ""},
+		{"The package quillpad-tools ships a script /usr/lib/quillpad/q.cgi that you must install by hand.", "The package quillpad-tools", "ships", "a script /usr/lib/quillpad/q.cgi", KindVerb},
 		// A count restricted or compared by what follows it.
 		{"Quillpad has two options that serve the same purpose as Lintwerk's -n option.", "", "", "", ""},
 		{"In the 8-bit library, Quillpad then uses three bytes instead of two for offsets.", "", "", "", ""},
