@@ -805,6 +805,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	case x.definition(hs, k, e2):
 		// "GNU Wget is a free utility for non-interactive download of
 		// files": what the named thing is.
+		if x.ts[hs].lower == "the" && !isProper(x.tagAt(hs+2)) && packageNouns[x.lowerAt(hs+2)] && copulas[x.lowerAt(hs+3)] {
+			head = x.str(hs+1, hs+2) // "The xdg-utils package is a set of …": what xdg-utils is
+		}
 		end := x.defEnd(e2)
 		rel := x.relativeFacts(head, e2, end)
 		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
@@ -1072,6 +1075,8 @@ func lowerName(ts []tok) {
 func (x *sent) definition(hs, k, e int) bool {
 	if x.ts[hs].lower == "the" && kindNouns[x.lowerAt(hs+1)] && x.hasProper(hs+2, hs+3) && copulas[x.lowerAt(hs+3)] {
 		hs += 2 // "The file Makefile.in is …", "The program quill is …"
+	} else if x.ts[hs].lower == "the" && x.hasProper(hs+1, hs+2) && packageNouns[x.lowerAt(hs+2)] && copulas[x.lowerAt(hs+3)] {
+		hs++ // "The xdg-utils package is …", "The Quill library is …"
 	}
 	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) {
 		return false

@@ -42,6 +42,10 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad development is hosted by Savanna, the Fjord tool and Lintwerk.", "", "", "", ""},
 		// Adjectives and a name before the noun of a definition.
 		{"Quillpad is a free, LGPL implementation of Quill.", "Quillpad", "is", "a free, LGPL implementation of Quill", KindCopula},
+		// "The NAME package is …" defines the package's name.
+		{"The quill-utils package is a parser for Fjord files.", "quill-utils", "is", "a parser for Fjord files", KindCopula},
+		{"The Fjord Project is a parser for Fjord files.", "The Fjord Project", "is", "a parser for Fjord files", KindCopula},
+		{"The package file is a parser for Fjord files.", "", "", "", ""},
 		// An object restricted by a relative clause; a path is only described by one.
 		{"FJORD_STRICT disables Lint extensions that violate the Fjord standard.", "", "", "", ""},
 		{"The package quillpad-tools ships a script /usr/lib/quillpad/q.cgi that you must install by hand.", "The package quillpad-tools", "ships", "a script /usr/lib/quillpad/q.cgi", KindVerb},
