@@ -141,25 +141,131 @@ static int rs_chdb_arrow_unregister(void **conn, const char *name) {
 	return rs_chdb.arrow_unregister(*conn, name);
 }
 
-// The Arrow C stream ABI (arrow/c/abi.h), enough to allocate one and to
-// release it if the engine left it unconsumed.
+// The Arrow C data and stream ABI (arrow/c/abi.h), under names of our own.
+struct rs_schema {
+	const char *format;
+	const char *name;
+	const char *metadata;
+	int64_t flags;
+	int64_t n_children;
+	struct rs_schema **children;
+	struct rs_schema *dictionary;
+	void (*release)(struct rs_schema *);
+	void *private_data;
+};
+
+struct rs_array {
+	int64_t length;
+	int64_t null_count;
+	int64_t offset;
+	int64_t n_buffers;
+	int64_t n_children;
+	const void **buffers;
+	struct rs_array **children;
+	struct rs_array *dictionary;
+	void (*release)(struct rs_array *);
+	void *private_data;
+};
+
 struct rs_arrow_stream {
-	int (*get_schema)(struct rs_arrow_stream *, void *);
-	int (*get_next)(struct rs_arrow_stream *, void *);
+	int (*get_schema)(struct rs_arrow_stream *, struct rs_schema *);
+	int (*get_next)(struct rs_arrow_stream *, struct rs_array *);
 	const char *(*get_last_error)(struct rs_arrow_stream *);
 	void (*release)(struct rs_arrow_stream *);
 	void *private_data;
 };
 
-static struct rs_arrow_stream *rs_stream_new(void) {
-	return calloc(1, sizeof(struct rs_arrow_stream));
+// rs_batch is a stream of one record, answered in C: chDB reads it from
+// its own threads while the insert runs, and a stream exported by Go would
+// call back into Go for every get_schema, get_next and release, each call
+// waiting for a free Go processor (with the sink preparing the next batch
+// on every core, a wait of up to a scheduler slice per call). The record,
+// exported once from Go into array, is handed out as a view: a copy of the
+// top-level struct sharing the children and buffers, whose release drops a
+// reference; the last reference (the caller's, the stream's, the view's)
+// releases the record. The schema is one exported for good per distinct
+// schema (chdbSchema), and its views release nothing: chDB keeps the one
+// it takes when the stream is registered and never releases it.
+struct rs_batch {
+	struct rs_arrow_stream stream;
+	struct rs_array array;
+	const struct rs_schema *schema;
+	int refs;
+	int served;
+};
+
+static void rs_batch_unref(struct rs_batch *b) {
+	if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0) {
+		return;
+	}
+	if (b->array.release != NULL) {
+		b->array.release(&b->array);
+	}
+	free(b);
 }
 
-static void rs_stream_free(struct rs_arrow_stream *s) {
-	if (s->release != NULL) {
-		s->release(s);
+static void rs_schema_view_release(struct rs_schema *v) { v->release = NULL; }
+
+static void rs_array_view_release(struct rs_array *v) {
+	struct rs_batch *b = v->private_data;
+	v->release = NULL;
+	rs_batch_unref(b);
+}
+
+static int rs_batch_get_schema(struct rs_arrow_stream *s, struct rs_schema *out) {
+	struct rs_batch *b = s->private_data;
+	*out = *b->schema;
+	out->release = rs_schema_view_release;
+	out->private_data = NULL;
+	return 0;
+}
+
+static int rs_batch_get_next(struct rs_arrow_stream *s, struct rs_array *out) {
+	struct rs_batch *b = s->private_data;
+	if (__atomic_exchange_n(&b->served, 1, __ATOMIC_ACQ_REL)) {
+		out->release = NULL; // the end of the stream
+		return 0;
 	}
-	free(s);
+	*out = b->array;
+	out->release = rs_array_view_release;
+	out->private_data = b;
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+static const char *rs_batch_last_error(struct rs_arrow_stream *s) { return NULL; }
+
+static void rs_batch_stream_release(struct rs_arrow_stream *s) {
+	struct rs_batch *b = s->private_data;
+	s->release = NULL;
+	rs_batch_unref(b);
+}
+
+// rs_batch_new returns a batch of schema for Go to export the record into
+// (array zeroed), holding one reference for its caller and one for its
+// stream.
+static struct rs_batch *rs_batch_new(const struct rs_schema *schema) {
+	struct rs_batch *b = calloc(1, sizeof(struct rs_batch));
+	if (b == NULL) {
+		return NULL;
+	}
+	b->schema = schema;
+	b->refs = 2;
+	b->stream.get_schema = rs_batch_get_schema;
+	b->stream.get_next = rs_batch_get_next;
+	b->stream.get_last_error = rs_batch_last_error;
+	b->stream.release = rs_batch_stream_release;
+	b->stream.private_data = b;
+	return b;
+}
+
+// rs_batch_done drops the caller's reference, and the stream's if chDB
+// did not take the stream over (release it).
+static void rs_batch_done(struct rs_batch *b) {
+	if (b->stream.release != NULL) {
+		b->stream.release(&b->stream);
+	}
+	rs_batch_unref(b);
 }
 */
 import "C"
@@ -172,7 +278,6 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/cdata"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/arrow/memory/mallocator"
@@ -275,28 +380,60 @@ func (c *chdbConn) query(q, format string) ([]byte, error) {
 	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(C.rs_chdb_buffer(r))), int(n))...), nil
 }
 
+var (
+	schemasMu sync.Mutex
+	// exported holds the C export of every record schema inserted so far,
+	// by its text (names, types, nullability, metadata); the tables are
+	// few and their schemas fixed.
+	exported = map[string]*C.struct_rs_schema{}
+)
+
+// maxExported bounds exported against a caller inventing schemas.
+const maxExported = 1024
+
+// chdbSchema returns s exported through the Arrow C data interface, once
+// per distinct schema and kept for the life of the process.
+func chdbSchema(s *arrow.Schema) (*C.struct_rs_schema, error) {
+	key := s.String()
+	schemasMu.Lock()
+	defer schemasMu.Unlock()
+	if cs := exported[key]; cs != nil {
+		return cs, nil
+	}
+	if len(exported) >= maxExported {
+		return nil, fmt.Errorf("more than %d distinct record schemas inserted", maxExported)
+	}
+	cs := (*C.struct_rs_schema)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_rs_schema{}))))
+	if cs == nil {
+		return nil, errors.New("cannot allocate an Arrow schema")
+	}
+	cdata.ExportArrowSchema(s, (*cdata.CArrowSchema)(unsafe.Pointer(cs)))
+	exported[key] = cs
+	return cs, nil
+}
+
 // withArrow registers rec as the table function arrowstream(name) for the
 // duration of fn. The stream lives in C memory because chDB keeps it past
 // the registering call and reads it from its own threads while fn's query
-// runs; the record is retained by the exported reader until chDB (or we)
-// release the stream.
+// runs; it is answered in C (rs_batch), and the record stays exported until
+// chDB has released every part of it that it took (normally before fn
+// returns, else when it does).
 func (c *chdbConn) withArrow(name string, rec arrow.Record, fn func() error) error {
-	rdr, err := array.NewRecordReader(rec.Schema(), []arrow.Record{rec})
+	schema, err := chdbSchema(rec.Schema())
 	if err != nil {
-		return fmt.Errorf("cannot wrap record: %w", err)
+		return err
 	}
-	defer rdr.Release()
-	s := C.rs_stream_new()
-	if s == nil {
+	b := C.rs_batch_new(schema)
+	if b == nil {
 		return errors.New("cannot allocate an Arrow stream")
 	}
-	defer C.rs_stream_free(s)
-	cdata.ExportRecordReader(rdr, (*cdata.CArrowArrayStream)(unsafe.Pointer(s)))
+	defer C.rs_batch_done(b)
+	cdata.ExportArrowRecordBatch(rec, (*cdata.CArrowArray)(unsafe.Pointer(&b.array)), nil)
 
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
 	conn := c.c
-	if C.rs_chdb_arrow_scan(conn, cname, unsafe.Pointer(s)) != 0 {
+	if C.rs_chdb_arrow_scan(conn, cname, unsafe.Pointer(&b.stream)) != 0 {
 		return fmt.Errorf("chdb_arrow_scan(%q) failed", name)
 	}
 	defer C.rs_chdb_arrow_unregister(conn, cname)
