@@ -55,7 +55,7 @@ type Triple struct {
 func Extract(chunkText string) []Triple {
 	var out []Triple
 	sentences := Sentences(chunkText)
-	r := reader{proper: map[string]bool{}, lower: map[string]bool{}}
+	r := reader{proper: map[string]bool{}, lower: map[string]bool{}, determined: map[string]bool{}}
 	tagged := make([][]tok, len(sentences))
 	for i, s := range sentences {
 		tagged[i] = tagSentence(maskMarkup(s.Text))
@@ -65,6 +65,9 @@ func Extract(chunkText string) []Triple {
 				r.proper[t.text] = true
 			} else if !isCapital(t.text) {
 				r.lower[t.lower] = true
+				if k > 0 && (tagged[i][k-1].tag == "DT" || tagged[i][k-1].tag == "PRP$") {
+					r.determined[t.lower] = true
+				}
 			}
 		}
 	}
@@ -123,6 +126,10 @@ type reader struct {
 	docTopic string
 	proper   map[string]bool // words written with a capital inside a sentence of the chunk
 	lower    map[string]bool // words written in lower case in the chunk
+	// determined: lower-case words the chunk writes after a determiner
+	// ("the price"), as common nouns are; a program name is written bare
+	// ("use sed to …", "GNU sed").
+	determined map[string]bool
 }
 
 // fixCapitals corrects the tags of capitalized words with what the chunk
@@ -142,7 +149,7 @@ func (r *reader) fixCapitals(ts []tok) {
 			!r.lower[t.lower] && !commonStarts[t.lower] && len(ts) > 1 && (ts[1].tag == "VBD" || ts[1].tag == "VBZ")):
 			t.tag = "NNP"
 		case k == 0 && t.tag == "NNP" && !r.proper[t.text] && (r.lower[t.lower] || commonStarts[t.lower]) && len(ts) > 1 &&
-			ts[1].tag != "POS" && t.text != strings.ToUpper(t.text) && !months[t.lower]:
+			ts[1].tag != "POS" && t.text != strings.ToUpper(t.text) && !months[t.lower] && !r.bareName(ts, t.lower):
 			t.tag = "NN"
 		}
 	}

@@ -185,3 +185,13 @@ func (x *sent) appositionCloses(e int) bool {
 	pe := x.ofNP(e+1, x.np(e+1))
 	return pe > e+2 && (pe >= len(x.ts) || x.tagAt(pe) == "." && pe == len(x.ts)-1)
 }
+
+// bareName reports a capitalized first word that a definition opens
+// ("Sed is a non-interactive editor") and that the chunk writes in lower
+// case only bare, never after a determiner: the program's name ("GNU
+// sed", "use sed to …"), not a common noun, which the chunk would write
+// "the trie", "a price".
+func (r *reader) bareName(ts []tok, lower string) bool {
+	return len(ts) > 3 && r.lower[lower] && !r.determined[lower] && !commonStarts[lower] &&
+		(ts[1].lower == "is" || ts[1].lower == "was") && (ts[2].lower == "a" || ts[2].lower == "an")
+}

@@ -42,6 +42,14 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad development is hosted by Savanna, the Fjord tool and Lintwerk.", "", "", "", ""},
 		// Adjectives and a name before the noun of a definition.
 		{"Quillpad is a free, LGPL implementation of Quill.", "Quillpad", "is", "a free, LGPL implementation of Quill", KindCopula},
+		// A capitalized program name that reads as a verb in lower case
+		// ("sed") opens a definition, not an instruction.
+		{"Sed is a non-interactive editor.", "Sed", "is", "a non-interactive editor", KindCopula},
+		{"Fix the parser of Quillpad.", "", "", "", ""},
+		// Written bare in lower case elsewhere in the chunk it is still a
+		// name; written after a determiner it is a common noun.
+		{"Use quillz to pack. Quillz is a non-interactive packer.", "Quillz", "is", "a non-interactive packer", KindCopula},
+		{"The packer is small. Packer is a non-interactive tool for Fjord files.", "", "", "", ""},
 		// "The NAME package is …" defines the package's name.
 		{"The quill-utils package is a parser for Fjord files.", "quill-utils", "is", "a parser for Fjord files", KindCopula},
 		{"The Fjord Project is a parser for Fjord files.", "The Fjord Project", "is", "a parser for Fjord files", KindCopula},

@@ -120,6 +120,9 @@ func startsWithVerb(ts []tok) bool {
 	if !isCapital(first) || first == strings.ToUpper(first) && len(first) > 1 {
 		return false
 	}
+	if len(ts) > 1 && (ts[1].lower == "is" || ts[1].lower == "was" || ts[1].lower == "has") {
+		return false // "Sed is a non-interactive editor": no instruction goes on with "is"
+	}
 	if imperatives[ts[0].lower] || imperatives[strings.TrimSuffix(ts[0].lower, "s")] || imperatives[strings.TrimSuffix(ts[0].lower, "es")] {
 		return len(ts) < 2 || !isCapital(ts[1].text) || ts[1].tag == "DT"
 	}
