@@ -195,3 +195,11 @@ func (r *reader) bareName(ts []tok, lower string) bool {
 	return len(ts) > 3 && r.lower[lower] && !r.determined[lower] && !commonStarts[lower] &&
 		(ts[1].lower == "is" || ts[1].lower == "was") && (ts[2].lower == "a" || ts[2].lower == "an")
 }
+
+// figure reports a sentence that gives a figure to its first word ("Price
+// is $350 in the US"): a common noun the model knows ("price") stays one,
+// since a figure of nothing named is asked about nothing ("What is
+// Price?"). A name the model does not know is tagged a proper noun anyway.
+func (r *reader) figure(ts []tok) bool {
+	return len(ts) > 2 && copulas[ts[1].lower] && (ts[2].tag == "CD" || ts[2].tag == "$")
+}

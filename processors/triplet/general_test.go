@@ -50,6 +50,9 @@ func TestExtractGeneral(t *testing.T) {
 		// name; written after a determiner it is a common noun.
 		{"Use quillz to pack. Quillz is a non-interactive packer.", "Quillz", "is", "a non-interactive packer", KindCopula},
 		{"The packer is small. Packer is a non-interactive tool for Fjord files.", "", "", "", ""},
+		// A figure of a common noun opening the sentence names nothing.
+		{"Price is $350 in the Fjord states.", "", "", "", ""},
+		{"Quillbase's price is $350.", "Quillbase's price", "is", "$350", KindCopula},
 		// "The NAME package is …" defines the package's name.
 		{"The quill-utils package is a parser for Fjord files.", "quill-utils", "is", "a parser for Fjord files", KindCopula},
 		{"The Fjord Project is a parser for Fjord files.", "The Fjord Project", "is", "a parser for Fjord files", KindCopula},
