@@ -255,6 +255,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
+	if named && x.ts[hs].lower == "the" && x.tagAt(hs+1) == "CD" && !x.ts[hs+1].named() {
+		named = false // "The two Perl scripts use …": the ones just mentioned
+	}
 	if named && he-hs == 2 && x.ts[hs].lower == "the" && versionedName(x.ts[hs+1].text) {
 		head = x.str(hs+1, he) // "The Nettle-3.5.1 corrects …": no article before a release
 	}
@@ -962,8 +965,10 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				out = append(out, Triple{Head: head, Relation: attr, Tail: x.str(e+1, full), Kind: KindAttribute})
 			}
 			e = full
-		case (x.hasNumber(j, full) || x.hasProper(j, full)) && vagueNouns[x.ts[full-1].lower] && !x.hasNumber(j, full) && !x.hasProper(j, full-1):
-			// "stable, public APIs": a capitalized vague noun names nothing
+		case (x.hasNumber(j, full) || x.hasProper(j, full)) && vagueNouns[x.ts[full-1].lower] && !x.hasNumber(j, full) && !x.codeLike(full-1):
+			// "stable, public APIs": a capitalized vague noun names
+			// nothing; "Python helper tools", "GNU extensions" name a
+			// kind of thing, not one
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
 			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&

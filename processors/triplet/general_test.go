@@ -50,6 +50,11 @@ func TestExtractGeneral(t *testing.T) {
 		// name; written after a determiner it is a common noun.
 		{"Use quillz to pack. Quillz is a non-interactive packer.", "Quillz", "is", "a non-interactive packer", KindCopula},
 		{"The packer is small. Packer is a non-interactive tool for Fjord files.", "", "", "", ""},
+		// "The two …" stands for things named before; a vague plural
+		// after a name is a kind of thing, not one.
+		{"The two Fjord scripts use the quillz -R option.", "", "", "", ""},
+		{"Quillpad policy references Fjord helper tools.", "", "", "", ""},
+		{"Quillpad references the Fjord helper tool.", "Quillpad", "references", "the Fjord helper tool", KindVerb},
 		// A figure of a common noun opening the sentence names nothing.
 		{"Price is $350 in the Fjord states.", "", "", "", ""},
 		{"Quillbase's price is $350.", "Quillbase's price", "is", "$350", KindCopula},
