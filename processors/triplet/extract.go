@@ -965,10 +965,12 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				out = append(out, Triple{Head: head, Relation: attr, Tail: x.str(e+1, full), Kind: KindAttribute})
 			}
 			e = full
-		case (x.hasNumber(j, full) || x.hasProper(j, full)) && vagueNouns[x.ts[full-1].lower] && !x.hasNumber(j, full) && !x.codeLike(full-1):
+		case (x.hasNumber(j, full) || x.hasProper(j, full)) && vagueNouns[x.ts[full-1].lower] && !x.hasNumber(j, full) && !x.codeLike(full-1) &&
+			!(x.ts[full-1].named() && x.hasProper(full-2, full-1)):
 			// "stable, public APIs": a capitalized vague noun names
 			// nothing; "Python helper tools", "GNU extensions" name a
-			// kind of thing, not one
+			// kind of thing, not one ("Kvarts Battery Systems", all in
+			// capitals, is a name)
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
 			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&

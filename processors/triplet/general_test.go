@@ -55,6 +55,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"The two Fjord scripts use the quillz -R option.", "", "", "", ""},
 		{"Quillpad policy references Fjord helper tools.", "", "", "", ""},
 		{"Quillpad references the Fjord helper tool.", "Quillpad", "references", "the Fjord helper tool", KindVerb},
+		{"Oda Rasmussen joined the board of Kvarts Battery Systems.", "Oda Rasmussen", "joined", "the board of Kvarts Battery Systems", KindVerb},
 		// A figure of a common noun opening the sentence names nothing.
 		{"Price is $350 in the Fjord states.", "", "", "", ""},
 		{"Quillbase's price is $350.", "Quillbase's price", "is", "$350", KindCopula},
