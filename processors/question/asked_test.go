@@ -168,6 +168,9 @@ func TestSpecificAnswers(t *testing.T) {
 		{"the old parser", "Lintwerk replaced the old parser and gained a plugin interface.", true},
 		{"1,240 people", "Quill employs 1,240 people, up from 1,100.", true},
 		{"the GNU General Public License", "Quill is licensed under the GNU General Public License, which permits copying.", true},
+		{"Bergen, Norway", "Quill is headquartered in Bergen, Norway, and employs 1,240 people.", true},
+		{"Bergen", "Quill has offices in Oslo, Bergen, and Tromsø.", false},
+		{"Tromsø", "Quill has offices in Oslo, Bergen, and Tromsø.", false},
 	} {
 		var ps []string
 		if tc.passage != "" {

@@ -274,8 +274,13 @@ func inList(before, after string) bool {
 		rest := after[len(m[0]):]
 		// ", B and C", ", B, C", ", and C": another item follows, and the
 		// list ends with "and" or "or".
-		if strings.HasPrefix(strings.TrimLeft(after[1:], " "), "and ") || strings.HasPrefix(strings.TrimLeft(after[1:], " "), "or ") ||
-			andOrRe.MatchString(rest) && !clauseOpener(m[1]) {
+		conj := strings.TrimLeft(after[1:], " ")
+		if strings.HasPrefix(conj, "and ") || strings.HasPrefix(conj, "or ") {
+			// ", and C" ends a list, but ", and employs 2,870 people"
+			// joins a clause: a verb after the conjunction.
+			ts := tagged(conj)
+			continues = len(ts) < 2 || !strings.HasPrefix(ts[1].Tag, "VB") && ts[1].Tag != "MD"
+		} else if andOrRe.MatchString(rest) && !clauseOpener(m[1]) {
 			continues = true
 		}
 	}
