@@ -414,7 +414,8 @@ const RetrieverService = "service"
 // tracked for freshness (docs/methods.md, Freshness): IndexNotIndexed for a
 // result asked before the service had indexed the question's document
 // (kept out of the scores), IndexIndexed for one whose passages hold a
-// ground-truth chunk, IndexGaveUp for the last miss of a schedule that ran
+// ground-truth chunk (or a miss once another ask of the question held
+// one: the document is indexed, the miss is the retriever's), IndexGaveUp for the last miss of a schedule that ran
 // out.
 const (
 	IndexNotIndexed = "not_indexed"

@@ -295,6 +295,12 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 		if isPerson(tail, sentence) {
 			wh = "Who"
 		}
+		if lt := strings.ToLower(tail); strings.HasPrefix(lt, "a ") || strings.HasPrefix(lt, "an ") {
+			// A definition ("Nexidex is a treatment for hypertension")
+			// holds whenever it was published: only a time of its own
+			// sentence anchors it, never the publication month.
+			asOf = time.Time{}
+		}
 		return wh + " " + be + " " + subject + timeAnchor(head, tail, sentence, asOf, be == "was" || be == "were") + "?", true
 	}
 	return Single(head, relation, tail, sentence, asOf)

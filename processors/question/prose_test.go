@@ -35,3 +35,20 @@ func TestProseQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestDefinitionNoPublicationMonth: a definition holds whenever it was
+// published, so its question carries no publication month; a role or a
+// named value does, and a definition's own date stays.
+func TestDefinitionNoPublicationMonth(t *testing.T) {
+	asOf := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ head, tail, sentence, want string }{
+		{"Velorin", "a treatment for hypertension", "Velorin, a treatment for hypertension, sells well.", "What is Velorin?"},
+		{"Quillpad", "an open-source editor", "Quillpad is an open-source editor.", "What is Quillpad?"},
+		{"Fjordline's largest warehouse", "Lonevåg", "Fjordline's largest warehouse is Lonevåg.", "What is Fjordline's largest warehouse as of March 2024?"},
+	} {
+		got, ok := SingleFor("copula", tc.head, "is", tc.tail, tc.sentence, tc.sentence, asOf)
+		if !ok || got != tc.want {
+			t.Errorf("%s is %s: %q, %v; want %q", tc.head, tc.tail, got, ok, tc.want)
+		}
+	}
+}

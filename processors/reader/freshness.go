@@ -89,6 +89,11 @@ type Freshness struct {
 	mu      sync.Mutex
 	waiting map[string]*waitingQuestion
 	firing  map[string]schemas.Alert // model → its firing stale-index alert
+	// indexed holds, by model and question, when an ask of the question
+	// first retrieved a ground-truth chunk: its document is indexed, and
+	// a miss of another of its variants (a typo in the one rare word) is
+	// the retriever's, not the index's. Kept for the schedule's span.
+	indexed map[string]time.Time
 }
 
 // waitingQuestion is one (model, variant) not yet retrieved, as its
@@ -103,11 +108,16 @@ type waitingQuestion struct {
 	// number Asked was sent and is awaited.
 	Asked int  `json:"asked"`
 	Sent  bool `json:"sent"`
+	// Recheck: another ask of the question retrieved a chunk, so this
+	// variant is asked once more now, and its answer is judged against
+	// an indexed document.
+	Recheck bool `json:"recheck,omitempty"`
 }
 
 func newFreshness(c FreshnessConfig, now func() time.Time) *Freshness {
 	f := &Freshness{models: map[string]bool{}, schedule: c.Schedule, maxAsks: c.MaxAsks, staleAfter: c.StaleAfter,
-		interval: c.Interval, now: now, waiting: map[string]*waitingQuestion{}, firing: map[string]schemas.Alert{}}
+		interval: c.Interval, now: now, waiting: map[string]*waitingQuestion{}, firing: map[string]schemas.Alert{},
+		indexed: map[string]time.Time{}}
 	for _, m := range c.Models {
 		f.models[m] = true
 	}
@@ -172,11 +182,29 @@ func (f *Freshness) Waiting(model string) int {
 // returns the changelog record of the change it makes, if any.
 func (f *Freshness) observe(req *schemas.EvalRequest, res *schemas.EvalResult, now time.Time) ([]streams.Record, error) {
 	key := waitingKey(req.ModelID, req.VariantID)
+	qkey := waitingKey(req.ModelID, "question\x00"+req.QuestionID)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w, ok := f.waiting[key]
 	switch {
 	case res.RetrievalHit:
+		res.IndexState = schemas.IndexIndexed
+		var recs []streams.Record
+		if _, known := f.indexed[qkey]; !known {
+			f.indexed[qkey] = now
+			var err error
+			if recs, err = f.recheckLocked(req.ModelID, req.QuestionID, key); err != nil {
+				return nil, err
+			}
+		}
+		if !ok {
+			return recs, nil
+		}
+		delete(f.waiting, key)
+		return append(recs, streams.Record{Topic: streams.ChangelogTopic(FreshnessStage), Key: []byte(key)}), nil
+	case !f.indexed[qkey].IsZero():
+		// Another ask of the question retrieved a chunk: the document is
+		// indexed, and this miss is the retriever's (scored as such).
 		res.IndexState = schemas.IndexIndexed
 		if !ok {
 			return nil, nil
@@ -209,8 +237,33 @@ func (f *Freshness) observe(req *schemas.EvalRequest, res *schemas.EvalResult, n
 	return []streams.Record{{Topic: streams.ChangelogTopic(FreshnessStage), Key: []byte(key), Value: b}}, nil
 }
 
-// due is when w's next ask is due.
+// recheckLocked marks the variants of model's question waiting, other than
+// the one under key, to be asked once more at once, and returns their
+// changelog records. f.mu is held.
+func (f *Freshness) recheckLocked(model, questionID, key string) ([]streams.Record, error) {
+	var recs []streams.Record
+	for k, w := range f.waiting {
+		if k == key || w.Request.ModelID != model || w.Request.QuestionID != questionID || w.Recheck {
+			continue
+		}
+		w.Recheck = true
+		if w.Sent {
+			continue // its answer, still to come, is judged against the indexed document
+		}
+		b, err := json.Marshal(w)
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode a waiting question: %w", err)
+		}
+		recs = append(recs, streams.Record{Topic: streams.ChangelogTopic(FreshnessStage), Key: []byte(k), Value: b})
+	}
+	return recs, nil
+}
+
+// due is when w's next ask is due: now for a recheck.
 func (f *Freshness) due(w *waitingQuestion) time.Time {
+	if w.Recheck {
+		return time.Time{}
+	}
 	return w.FirstAsked.Add(f.schedule[min(w.Asked, len(f.schedule)-1)])
 }
 
@@ -262,7 +315,7 @@ func (f *Freshness) dueAsks(now time.Time) ([]streams.Record, error) {
 	defer f.mu.Unlock()
 	var keys []string
 	for k, w := range f.waiting {
-		if !w.Sent && w.Asked < f.maxAsks && !now.Before(f.due(w)) {
+		if !w.Sent && (w.Asked < f.maxAsks || w.Recheck) && !now.Before(f.due(w)) {
 			keys = append(keys, k)
 		}
 	}
@@ -294,6 +347,13 @@ func (f *Freshness) dueAsks(now time.Time) ([]streams.Record, error) {
 func (f *Freshness) staleAlerts(now time.Time) ([]streams.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// A question's indexed mark matters while its variants may still be
+	// asked: for the schedule's span.
+	for k, at := range f.indexed {
+		if now.Sub(at) > f.schedule[len(f.schedule)-1] {
+			delete(f.indexed, k)
+		}
+	}
 	// Questions, not their variants: each of a question's variants waits
 	// on its own, for one document.
 	questions := map[string]map[string]bool{}

@@ -268,3 +268,62 @@ func TestFreshnessGivesUp(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshnessPerQuestion: a document is indexed once any ask of its
+// question retrieves a chunk. A variant that still misses (its only rare
+// word misspelt) is asked once more at once and its miss is scored as the
+// retriever's (indexed), not left waiting until the schedule gives up;
+// the stale-index alert resolves with it.
+func TestFreshnessPerQuestion(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	f := newFreshness(FreshnessConfig{Models: []string{"rag"}, Schedule: []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute}, StaleAfter: 2 * time.Minute}, func() time.Time { return t0 })
+	req := func(variant string) *schemas.EvalRequest {
+		return &schemas.EvalRequest{QuestionRef: schemas.QuestionRef{QuestionID: "q1"}, RequestID: "r-" + variant, ModelID: "rag", VariantID: variant}
+	}
+	ask := func(variant string, hit bool, at time.Time) string {
+		t.Helper()
+		res := &schemas.EvalResult{RetrievalHit: hit}
+		if _, err := f.observe(req(variant), res, at); err != nil {
+			t.Fatal(err)
+		}
+		return res.IndexState
+	}
+	for _, v := range []string{"original", "typo"} {
+		if s := ask(v, false, t0); s != schemas.IndexNotIndexed {
+			t.Fatalf("%s at t0: %s", v, s)
+		}
+	}
+	at2 := t0.Add(2 * time.Minute)
+	if alerts, err := f.staleAlerts(at2); err != nil || len(alerts) != 1 {
+		t.Fatalf("at 2m: %d stale alerts (%v), want one firing", len(alerts), err)
+	}
+	at5 := t0.Add(5 * time.Minute)
+	if s := ask("original", true, at5); s != schemas.IndexIndexed {
+		t.Fatalf("original at 5m: %s", s)
+	}
+	recs, err := f.dueAsks(at5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := 0
+	for _, r := range recs {
+		if r.Topic == streams.TopicEvalRequests {
+			asks++
+		}
+	}
+	if asks != 1 {
+		t.Fatalf("after the original's hit, %d asks due, want the typo variant's recheck", asks)
+	}
+	if s := ask("typo", false, at5); s != schemas.IndexIndexed || f.Waiting("rag") != 0 {
+		t.Fatalf("the typo variant's recheck: %s, %d waiting; want indexed (the retriever's miss) and none waiting", s, f.Waiting("rag"))
+	}
+	alerts, err := f.staleAlerts(at5)
+	if err != nil || len(alerts) != 1 || !strings.Contains(string(alerts[0].Value), `"resolved"`) {
+		t.Fatalf("at 5m: alerts %v (%v), want the stale alert resolved", alerts, err)
+	}
+	// A variant first asked after the hit is judged against the indexed
+	// document at once.
+	if s := ask("qwerty", false, at5.Add(time.Second)); s != schemas.IndexIndexed || f.Waiting("rag") != 0 {
+		t.Fatalf("a late variant's miss: %s, %d waiting", s, f.Waiting("rag"))
+	}
+}
