@@ -1,9 +1,7 @@
 package question_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -24,36 +22,13 @@ const (
 	devLabels = devDir + "/labels.tsv"
 )
 
-func readDevLabels(t *testing.T) map[string]heldoutLabel {
-	t.Helper()
-	f, err := os.Open(devLabels)
-	if err != nil {
-		t.Fatalf("labels: %v", err)
-	}
-	defer f.Close()
-	out := map[string]heldoutLabel{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		c := strings.Split(sc.Text(), "\t")
-		if n == 1 && c[0] == "part" {
-			continue
-		}
-		if len(c) != 6 || c[4] != "ok" && c[4] != "bad" || c[4] == "bad" && c[5] == "" {
-			t.Fatalf("%s:%d: want part, question_id, question, answer, label (ok|bad), reason (required for bad)", devLabels, n)
-		}
-		l := heldoutLabel{part: c[0], id: c[1], question: c[2], answer: c[3], label: c[4], reason: c[5]}
-		out[l.part+"/"+l.id] = l
-	}
-	return out
-}
-
 // TestDebianDev regenerates the development sample's questions through the
 // real chunk, triplet and question stages, fails when they are not exactly
 // the labelled set (naming each unlabelled or stale question), and checks
 // the usable share and the usable questions per 1,000 words against the
 // figures measured when the labels were last brought up to date.
 func TestDebianDev(t *testing.T) {
-	labels := readDevLabels(t)
+	labels := readSampleLabels(t, devLabels)
 	docs := readCorpus(t, devDir+"/prose")
 	words := 0
 	for _, d := range docs {

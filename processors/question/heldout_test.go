@@ -35,9 +35,10 @@ func tsvField(s string) string {
 	return strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`).Replace(s)
 }
 
-func readHeldoutLabels(t *testing.T) map[string]heldoutLabel {
+// readSampleLabels reads a labels.tsv of the held-out or the development sample.
+func readSampleLabels(t *testing.T, path string) map[string]heldoutLabel {
 	t.Helper()
-	f, err := os.Open(heldoutLabels)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("labels: %v", err)
 	}
@@ -50,7 +51,7 @@ func readHeldoutLabels(t *testing.T) map[string]heldoutLabel {
 			continue
 		}
 		if len(c) != 6 || c[4] != "ok" && c[4] != "bad" || c[4] == "bad" && c[5] == "" {
-			t.Fatalf("%s:%d: want part, question_id, question, answer, label (ok|bad), reason (required for bad)", heldoutLabels, n)
+			t.Fatalf("%s:%d: want part, question_id, question, answer, label (ok|bad), reason (required for bad)", path, n)
 		}
 		l := heldoutLabel{part: c[0], id: c[1], question: c[2], answer: c[3], label: c[4], reason: c[5]}
 		out[l.part+"/"+l.id] = l
@@ -63,7 +64,7 @@ func readHeldoutLabels(t *testing.T) map[string]heldoutLabel {
 // not exactly the labelled set, and prints and checks the usable share (all
 // parts) and the usable questions per 1,000 words (prose part).
 func TestDebianHeldout(t *testing.T) {
-	labels := readHeldoutLabels(t)
+	labels := readSampleLabels(t, heldoutLabels)
 	seen := map[string]bool{}
 	var unlabelled, evidence []string
 	usable, total := 0, 0
