@@ -105,14 +105,20 @@ func isPath(s string) bool {
 	return pathRe.MatchString(s)
 }
 
-// pathIsDirectory: "/usr/share/doc/" or a path whose last part has no dot.
-func pathIsDirectory(s string) bool {
+// pathKind says what a path names, as far as its spelling tells: a
+// directory when it ends in "/", a file when its last part has an
+// extension, else nothing ("/dev/urandom", "/usr/bin/python" and
+// "/usr/share/doc" look alike: a device, a program, a directory).
+func pathKind(s string) string {
 	s = strings.Trim(s, "`'\"")
 	if strings.HasSuffix(s, "/") {
-		return true
+		return "directory"
 	}
 	last := s[strings.LastIndexByte(s, '/')+1:]
-	return !strings.Contains(last, ".") && !strings.Contains(last, "*")
+	if strings.Contains(last, ".") || strings.Contains(last, "*") {
+		return "file"
+	}
+	return ""
 }
 
 // programRe0: the program word a command line opens with.
@@ -218,10 +224,12 @@ func whFor(k answerKind, tail string) string {
 	case answerCommand:
 		return "Which command"
 	case answerPath:
-		if pathIsDirectory(tail) {
+		switch pathKind(tail) {
+		case "directory":
 			return "Which directory"
+		case "file":
+			return "Which file"
 		}
-		return "Which file"
 	}
 	return "What"
 }

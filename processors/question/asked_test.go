@@ -34,6 +34,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "is installed in", "/usr/lib/lintwerk", "Lintwerk is installed in /usr/lib/lintwerk.", "Where is Lintwerk installed?"},
 		{"verb", "Lintwerk", "reads", "/etc/lintwerk.conf", "Lintwerk reads /etc/lintwerk.conf at start.", "Which file does Lintwerk read?"},
 		{"verb", "Lintwerk", "fills", "~/.cache/lintwerk/", "Lintwerk fills ~/.cache/lintwerk/ between runs.", "Which directory does Lintwerk fill?"},
+		// A path whose spelling says neither (a device, a program, a directory).
+		{"verb", "Lintwerk", "reads", "/dev/quillrand", "Lintwerk reads /dev/quillrand at start.", "What does Lintwerk read?"},
 		{"copula", "The Lintwerk configuration file", "is", "/etc/lintwerk.conf", "The Lintwerk configuration file is /etc/lintwerk.conf.", "Where is the Lintwerk configuration file located?"},
 		{"attribute", "Lintwerk", "configuration file", "/etc/lintwerk.conf", "Lintwerk's configuration file, /etc/lintwerk.conf, is read first.", "Where is Lintwerk's configuration file located?"},
 		// A place: "Where", for "at" and for an address.
