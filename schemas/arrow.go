@@ -315,25 +315,6 @@ func producedAt[E Event]() Column {
 	return dateTime("produced_at", func(e E) time.Time { return e.meta().ProducedAt })
 }
 
-// producedAtMicros is produced_at in Unix microseconds (UInt64; 0 for a
-// time before 1970). DateTime keeps seconds, too coarse to order a
-// question's emission and its retirement made in the same second; 18.16
-// has no DateTime64.
-func producedAtMicros[E Event]() Column {
-	return column("produced_at_us", "UInt64", arrow.PrimitiveTypes.Uint64, func(e E) uint64 {
-		return UnixMicros(e.meta().ProducedAt)
-	}, (*array.Uint64Builder).Append)
-}
-
-// UnixMicros is t in Unix microseconds, 0 for the zero time or any time
-// before 1970.
-func UnixMicros(t time.Time) uint64 {
-	if t.IsZero() || t.Unix() < 0 {
-		return 0
-	}
-	return uint64(t.UnixMicro())
-}
-
 // sortedScores flattens a score map into names and values sorted by name,
 // so that equal maps always give equal rows (Map is not available on 18.16).
 func sortedScores(m map[string]float64) ([]string, []float64) {
@@ -425,7 +406,6 @@ var (
 		str("domain", func(q *Question) string { return q.Domain }),
 		dateTime("published_at", func(q *Question) time.Time { return q.PublishedAt }),
 		producedAt[*Question](),
-		producedAtMicros[*Question](),
 	), func(q *Question) bool { return q.Retired != "" })
 
 	// QuestionRetirementsTable stores the retirement records of topic
@@ -436,7 +416,6 @@ var (
 		str("reason", func(q *Question) string { return q.Retired }),
 		str("doc_id", func(q *Question) string { return q.DocID }),
 		producedAt[*Question](),
-		producedAtMicros[*Question](),
 	), func(q *Question) bool { return q.Retired == "" })
 
 	// VariantsTable stores Variant (topic rs.variants).

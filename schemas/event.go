@@ -239,18 +239,11 @@ type QuestionRef struct {
 	Domain      string    `json:"domain"`
 	PublishedAt time.Time `json:"published_at"`
 	DR          float64   `json:"d_r"`
-	// AskedAtUS is the question record's produced_at in Unix microseconds:
-	// which emission of the question this event belongs to. A question
-	// retired and asked again later keeps its id and is emitted anew, so
-	// pairing tells that evaluation from a redelivery of the earlier one
-	// by this. 0 on records written before it existed.
-	AskedAtUS uint64 `json:"asked_at_us,omitempty"`
 }
 
 // Ref returns the QuestionRef of q.
 func (q *Question) Ref() QuestionRef {
-	return QuestionRef{QuestionID: q.QuestionID, Pattern: q.Pattern, Hops: q.Hops, Domain: q.Domain, PublishedAt: q.PublishedAt, DR: q.DR,
-		AskedAtUS: UnixMicros(q.ProducedAt)}
+	return QuestionRef{QuestionID: q.QuestionID, Pattern: q.Pattern, Hops: q.Hops, Domain: q.Domain, PublishedAt: q.PublishedAt, DR: q.DR}
 }
 
 // Variant is one (query, context) perturbation of a question (topic

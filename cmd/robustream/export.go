@@ -187,7 +187,7 @@ func exportAs(format string, r *exportRow) any {
 // last, with their chunk texts and documents.
 func exportPageOf(ctx context.Context, query queryFunc, last string, since time.Time) ([]*exportRow, error) {
 	where := "question_id > " + sqlString(last) +
-		" AND question_id NOT IN (SELECT question_id FROM robustream.retired_questions)"
+		" AND question_id NOT IN (SELECT question_id FROM robustream.question_retirements)"
 	if !since.IsZero() {
 		where += fmt.Sprintf(" AND produced_at >= toDateTime(%d)", since.Unix())
 	}

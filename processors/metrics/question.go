@@ -113,7 +113,7 @@ func LoadQuestion(ctx context.Context, q QueryFunc, id, model string) (QuestionD
 		var why []struct {
 			Reason string `json:"reason"`
 		}
-		if err := jsonRows(ctx, q, `SELECT reason FROM robustream.retired_questions WHERE question_id = `+lit(id), &why); err != nil {
+		if err := jsonRows(ctx, q, `SELECT argMax(reason, produced_at) AS reason FROM robustream.question_retirements WHERE question_id = `+lit(id), &why); err != nil {
 			return d, err
 		}
 		if len(why) == 1 {

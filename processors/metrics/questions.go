@@ -393,8 +393,7 @@ type storedQuestion struct {
 }
 
 // loadQuestions reads the questions of ids, each with whether it is
-// retired now (retired_questions: asked again after a retirement, it is
-// not) and the documents of its ground-truth chunks.
+// retired and the documents of its ground-truth chunks.
 func loadQuestions(ctx context.Context, q QueryFunc, ids []string) (map[string]storedQuestion, error) {
 	var rows []struct {
 		storedQuestion
@@ -402,7 +401,7 @@ func loadQuestions(ctx context.Context, q QueryFunc, ids []string) (map[string]s
 	}
 	if err := jsonRows(ctx, q, `SELECT question_id, question, answer, aliases, pattern, toUInt32(hops) AS hops, d_r, sim_func, generator, pivot,
     doc_id, domain, toUInt32(published_at) AS published_at, gt_chunk_ids,
-    toUInt8(question_id IN (SELECT question_id FROM robustream.retired_questions)) AS retired_flag
+    toUInt8(question_id IN (SELECT question_id FROM robustream.question_retirements)) AS retired_flag
 FROM robustream.questions FINAL
 WHERE question_id IN (`+litList(ids)+`)`, &rows); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package pair
 import (
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,21 +33,6 @@ type Set struct {
 	// Emitted is set once the outcomes were produced, so a set is never
 	// completed twice.
 	Emitted bool `json:"emitted"`
-	// AskedAtUS is the emission of the question the set evaluates
-	// (schemas.QuestionRef.AskedAtUS), 0 for results written before
-	// emissions were told apart. Again says the set replaced the set of an
-	// earlier emission: the question was retired and asked again, and its
-	// outcomes get ids of their own (OutcomeIDAgain).
-	AskedAtUS uint64 `json:"asked_at_us,omitempty"`
-	Again     bool   `json:"again,omitempty"`
-}
-
-// OutcomeIDAgain is the id of an outcome of a question asked again: the
-// outcome's first id and the emission it evaluates. The first evaluation's
-// outcomes keep the ids they always had; a later one must not share them,
-// or the outcomes sink would take its outcomes for copies already stored.
-func OutcomeIDAgain(id string, askedAtUS uint64) string {
-	return schemas.ID(id, "asked", strconv.FormatUint(askedAtUS, 10))
 }
 
 // Add records r unless a result for its variant is already there, and

@@ -95,10 +95,6 @@ func StateKey(modelID, questionID string) string { return modelID + "|" + questi
 // the set is complete it returns the outcomes of every metric family (none
 // from a family that needs the closed-book verdict when the set cannot give
 // it: that set is counted in Unscorable) and leaves a done marker.
-// A question retired and asked again is a new emission (its results carry
-// a newer AskedAtUS): its results open a new set over the done marker, and
-// their outcomes get ids of their own (OutcomeIDAgain); results of an
-// emission older than the set's are dropped.
 // A payload that is not a valid result is a permanent error, as is state
 // that does not decode; a store error is returned for retry.
 func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Record, error) {
@@ -126,19 +122,6 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 			return nil, streams.Permanent(fmt.Errorf("corrupt pairing state %q: %w", key, err))
 		}
 	}
-	switch {
-	case r.AskedAtUS != 0 && r.AskedAtUS < set.AskedAtUS:
-		// A late result of an emission the question has had since: that
-		// evaluation was superseded, its set given up.
-		return nil, nil
-	case r.AskedAtUS > set.AskedAtUS && (set.Emitted || len(set.Results) > 0):
-		// The question was retired and asked again: a new evaluation,
-		// paired afresh. Redeliveries of this one carry the same
-		// emission and are caught below.
-		set = Set{AskedAtUS: r.AskedAtUS, Again: true}
-	case r.AskedAtUS > set.AskedAtUS:
-		set.AskedAtUS = r.AskedAtUS
-	}
 	if _, dup := set.Results[r.VariantID]; dup || set.Emitted {
 		// A redelivery, or a late copy of a result whose set is already
 		// paired: the outcomes exist, nothing more to do.
@@ -164,13 +147,6 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 		}
 		outcomes = append(outcomes, f.Outcomes(set.For(f))...)
 	}
-	if set.Again {
-		for i := range outcomes {
-			o := &outcomes[i]
-			o.OutcomeID = OutcomeIDAgain(o.OutcomeID, set.AskedAtUS)
-			schemas.Stamp(o, o.OutcomeID, o.Lineage...)
-		}
-	}
 	recs := make([]streams.Record, 0, len(outcomes))
 	for i := range outcomes {
 		b, err := schemas.Encode(&outcomes[i])
@@ -183,7 +159,7 @@ func (s *Stage) Process(ctx context.Context, m streams.Message) ([]streams.Recor
 	// replayed after a crash (its offset not yet committed) must not open a
 	// new set that would never complete. The runner writes this change only
 	// after the outcomes are durable, so a crash in between redoes the set.
-	done, err := json.Marshal(&Set{Expected: set.Expected, Emitted: true, AskedAtUS: set.AskedAtUS, Again: set.Again})
+	done, err := json.Marshal(&Set{Expected: set.Expected, Emitted: true})
 	if err != nil {
 		return nil, err
 	}

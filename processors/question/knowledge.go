@@ -440,10 +440,6 @@ func (k *Knowledge) settle(groups map[string]bool, quiet bool) Change {
 					k.byGroup[group] = map[string]bool{}
 				}
 				k.byGroup[group][id] = true
-				// Emitted now: a question retired before (capped, say) and
-				// active again must be newer than its retirement, which is
-				// how the store tells it is asked again.
-				a.q.ProducedAt = k.now()
 				c.New = append(c.New, a.q)
 			}
 		}

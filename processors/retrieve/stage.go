@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -117,12 +116,9 @@ type Stage struct {
 const (
 	keyChunk = "c/"
 	keyDoc   = "d/"
-	// keyAnswered marks an original variant answered ("a/<variant id>",
-	// "a/<variant id>@<asked_at_us>" for an emission of the question that
-	// names itself, answeredKey): a redelivery is a duplicate and yields
-	// nothing, rather than a second retrieval over a corpus that may have
-	// changed since. A question retired and asked again is a new emission,
-	// answered again.
+	// keyAnswered marks an original variant answered ("a/<variant id>"):
+	// a redelivery is a duplicate and yields nothing, rather than a
+	// second retrieval over a corpus that may have changed since.
 	keyAnswered = "a/"
 )
 
@@ -384,7 +380,7 @@ func (s *Stage) variant(ctx context.Context, m streams.Message) ([]streams.Recor
 		return nil, streams.Permanent(fmt.Errorf("original variant %q has no query", v.VariantID))
 	}
 	if s.state != nil {
-		if _, dup := s.state.Get(answeredKey(&v)); dup {
+		if _, dup := s.state.Get(keyAnswered + v.VariantID); dup {
 			return nil, nil
 		}
 	}
@@ -408,20 +404,11 @@ func (s *Stage) variant(ctx context.Context, m streams.Message) ([]streams.Recor
 		recs = append(recs, streams.Record{Topic: streams.TopicVariants, Key: []byte(d.Key()), Value: b})
 	}
 	if s.state != nil {
-		if err := s.state.Put(ctx, answeredKey(&v), []byte{1}); err != nil {
+		if err := s.state.Put(ctx, keyAnswered+v.VariantID, []byte{1}); err != nil {
 			return nil, err
 		}
 	}
 	return recs, nil
-}
-
-// answeredKey is the state key marking original variant v answered
-// (keyAnswered).
-func answeredKey(v *schemas.Variant) string {
-	if v.AskedAtUS == 0 {
-		return keyAnswered + v.VariantID
-	}
-	return keyAnswered + v.VariantID + "@" + strconv.FormatUint(v.AskedAtUS, 10)
 }
 
 // Variants returns the retrieval variants of an original variant, one per

@@ -90,8 +90,7 @@ CREATE TABLE IF NOT EXISTS robustream.questions
     doc_id          String,
     domain          String,
     published_at    DateTime,
-    produced_at     DateTime,
-    produced_at_us  UInt64
+    produced_at     DateTime
 )
 ENGINE = ReplacingMergeTree(produced_at)
 ORDER BY question_id;

@@ -128,7 +128,7 @@ func TestMigrateIdempotent(t *testing.T) {
 		got := strings.Fields(scalar(t, e, "SELECT name FROM system.tables WHERE database = 'robustream' ORDER BY name"))
 		// chunk_vectors is written by the retrieve stage, not a sink, so it
 		// is no schemas.Tables() row table.
-		want := append([]string{"retrieval_hit_rates", "retired_questions", "active_questions", "current_outcomes", "model_revisions", "chunk_vectors"}, scoreViews...)
+		want := append([]string{"retrieval_hit_rates", "active_questions", "current_outcomes", "model_revisions", "chunk_vectors"}, scoreViews...)
 		want = append(want,
 			"robustness_5m", "robustness_1h", "robustness_1d",
 			"robustness_5m_mv", "robustness_1h_mv", "robustness_1d_mv")
@@ -151,7 +151,7 @@ func TestMigrateIdempotent(t *testing.T) {
 				t.Errorf("%s columns:\n got %q\nwant %q", tb.Name, desc, strings.Join(want, "\n"))
 			}
 		}
-		for _, v := range append([]string{"retrieval_hit_rates", "retired_questions", "active_questions", "current_outcomes"}, scoreViews...) {
+		for _, v := range append([]string{"retrieval_hit_rates", "active_questions", "current_outcomes"}, scoreViews...) {
 			if n := scalar(t, e, "SELECT count() FROM robustream."+v); n != "0" {
 				t.Errorf("%s on an empty database has %s rows", v, n)
 			}

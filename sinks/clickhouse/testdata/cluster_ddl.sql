@@ -87,8 +87,7 @@ CREATE TABLE IF NOT EXISTS robustream.questions_local ON CLUSTER rs_cluster
     doc_id          String,
     domain          String,
     published_at    DateTime,
-    produced_at     DateTime,
-    produced_at_us  UInt64
+    produced_at     DateTime
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/questions_local', '{replica}', produced_at)
 ORDER BY question_id;
@@ -470,17 +469,30 @@ FROM
 -- 040_question_retirements.sql
 CREATE TABLE IF NOT EXISTS robustream.question_retirements_local ON CLUSTER rs_cluster
 (
-    question_id    String,
-    reason         String,
-    doc_id         String,
-    produced_at    DateTime,
-    produced_at_us UInt64
+    question_id String,
+    reason      String,
+    doc_id      String,
+    produced_at DateTime
 )
 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/robustream/question_retirements_local', '{replica}', produced_at)
 ORDER BY question_id;
 
 CREATE TABLE IF NOT EXISTS robustream.question_retirements ON CLUSTER rs_cluster AS robustream.question_retirements_local
 ENGINE = Distributed(rs_cluster, robustream, question_retirements_local, cityHash64(question_id));
+
+DROP TABLE IF EXISTS robustream.active_questions ON CLUSTER rs_cluster;
+
+CREATE VIEW IF NOT EXISTS robustream.active_questions ON CLUSTER rs_cluster AS
+SELECT *
+FROM robustream.questions
+WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
+
+DROP TABLE IF EXISTS robustream.current_outcomes ON CLUSTER rs_cluster;
+
+CREATE VIEW IF NOT EXISTS robustream.current_outcomes ON CLUSTER rs_cluster AS
+SELECT *
+FROM robustream.outcomes
+WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.question_retirements);
 
 -- 050_score_aggregates.sql
 CREATE VIEW IF NOT EXISTS robustream.rare_scores ON CLUSTER rs_cluster AS
@@ -930,47 +942,3 @@ ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXIS
 ALTER TABLE robustream.eval_results_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS index_state String;
 
 ALTER TABLE robustream.eval_results ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS index_state String;
-
--- 120_question_reasks.sql
-ALTER TABLE robustream.questions_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS produced_at_us UInt64;
-
-ALTER TABLE robustream.questions ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS produced_at_us UInt64;
-
-ALTER TABLE robustream.question_retirements_local ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS produced_at_us UInt64;
-
-ALTER TABLE robustream.question_retirements ON CLUSTER rs_cluster ADD COLUMN IF NOT EXISTS produced_at_us UInt64;
-
-DROP TABLE IF EXISTS robustream.retired_questions ON CLUSTER rs_cluster;
-
-CREATE VIEW IF NOT EXISTS robustream.retired_questions ON CLUSTER rs_cluster AS
-SELECT
-    question_id,
-    argMaxIf(reason, at, retirement = 1) AS reason,
-    maxIf(at, retirement = 1) AS retired_at_us
-FROM
-(
-    SELECT question_id, reason, if(produced_at_us = 0, toUInt64(produced_at) * 1000000, produced_at_us) AS at, 1 AS retirement
-    FROM robustream.question_retirements
-    UNION ALL
-    SELECT question_id, '' AS reason, if(produced_at_us = 0, toUInt64(produced_at) * 1000000, produced_at_us) AS at, 0 AS retirement
-    FROM robustream.questions
-)
-GROUP BY question_id
-HAVING countIf(retirement = 1) > 0 AND maxIf(at, retirement = 1) >= maxIf(at, retirement = 0);
-
-DROP TABLE IF EXISTS robustream.active_questions ON CLUSTER rs_cluster;
-
-CREATE VIEW IF NOT EXISTS robustream.active_questions ON CLUSTER rs_cluster AS
-SELECT *
-FROM robustream.questions
-WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.retired_questions);
-
-DROP TABLE IF EXISTS robustream.current_outcomes ON CLUSTER rs_cluster;
-
-CREATE VIEW IF NOT EXISTS robustream.current_outcomes ON CLUSTER rs_cluster AS
-SELECT *
-FROM robustream.outcomes
-WHERE question_id GLOBAL NOT IN (SELECT question_id FROM robustream.retired_questions)
-  AND outcome_id GLOBAL IN (SELECT argMax(outcome_id, produced_at)
-      FROM robustream.outcomes
-      GROUP BY model_id, question_id, variant_id, family, metric);
