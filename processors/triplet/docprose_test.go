@@ -68,19 +68,7 @@ func TestExtractDocProse(t *testing.T) {
 		{"You should install Quillpad in /usr/lib/quillpad.", "", "", "", ""},
 		{"If you use Quillpad, Lintwerk is a library for shell parsing.", "", "", "", ""},
 	} {
-		got := Extract(tc.text)
-		if tc.head == "" {
-			for _, x := range got {
-				if x.Kind != KindTable {
-					t.Errorf("%q: want nothing, got%s", tc.text, show(got))
-					break
-				}
-			}
-			continue
-		}
-		if !has(got, tc.head, tc.relation, tc.tail, tc.kind) {
-			t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", tc.text, tc.head, tc.relation, tc.tail, tc.kind, show(got))
-		}
+		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
 }
 

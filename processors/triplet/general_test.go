@@ -70,18 +70,25 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad has two options that serve the same purpose as Lintwerk's -n option.", "", "", "", ""},
 		{"In the 8-bit library, Quillpad then uses three bytes instead of two for offsets.", "", "", "", ""},
 	} {
-		got := Extract(tc.text)
-		if tc.head == "" {
-			for _, x := range got {
-				if x.Kind != KindTable {
-					t.Errorf("%q: want nothing, got%s", tc.text, show(got))
-					break
-				}
+		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
+	}
+}
+
+// checkExtract fails unless Extract(text) yields (head | relation | tail)
+// of kind, or, for an empty head, nothing but table facts.
+func checkExtract(t *testing.T, text, head, relation, tail, kind string) {
+	t.Helper()
+	got := Extract(text)
+	if head == "" {
+		for _, x := range got {
+			if x.Kind != KindTable {
+				t.Errorf("%q: want nothing, got%s", text, show(got))
+				return
 			}
-			continue
 		}
-		if !has(got, tc.head, tc.relation, tc.tail, tc.kind) {
-			t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", tc.text, tc.head, tc.relation, tc.tail, tc.kind, show(got))
-		}
+		return
+	}
+	if !has(got, head, relation, tail, kind) {
+		t.Errorf("%q:\n want (%s | %s | %s) [%s]\n got%s", text, head, relation, tail, kind, show(got))
 	}
 }
