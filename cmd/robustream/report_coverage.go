@@ -60,13 +60,18 @@ func (r *metricReport) loadCoverage() error {
 // questions SURE's clean cells are sampled for.
 func (r *metricReport) setGenerator(configured bool) {
 	for i := range r.Coverage {
-		c := &r.Coverage[i]
-		c.InSample = 0
-		for _, id := range r.questionIDs {
-			if perturb.InSample(c.Kind, id, configured) {
-				c.InSample++
+		r.Coverage[i].InSample = 0
+	}
+	for _, id := range r.questionIDs {
+		in := perturb.SampleOf(id, configured)
+		for i := range r.Coverage {
+			if in(r.Coverage[i].Kind) {
+				r.Coverage[i].InSample++
 			}
 		}
+	}
+	for i := range r.Coverage {
+		c := &r.Coverage[i]
 		c.NotMade = max(c.InSample-c.Variants, 0)
 		switch {
 		case c.needsLLM && !configured:

@@ -137,14 +137,19 @@ func sampled(questionID, cell string) bool {
 // so that a generator's presence does not change which rule cells a
 // question gets.
 func sampledFrom(pool []string, limit int, questionID, cell string) bool {
+	return sampledBy(pool, limit, cell, func(c string) uint64 { return cellHash(questionID, c) })
+}
+
+// sampledBy is sampledFrom with the question's cell hashes given by hash.
+func sampledBy(pool []string, limit int, cell string, hash func(cell string) uint64) bool {
 	if limit <= 0 || limit >= 2*len(pool) {
 		return true
 	}
-	mine := cellHash(questionID, cell)
+	mine := hash(cell)
 	smaller := 0
 	for _, k := range pool {
 		for _, noise := range []bool{false, true} {
-			if c := sureCell(k, noise); c != cell && cellHash(questionID, c) < mine {
+			if c := sureCell(k, noise); c != cell && hash(c) < mine {
 				smaller++
 			}
 		}
@@ -158,19 +163,24 @@ func sampledFrom(pool []string, limit int, questionID, cell string) bool {
 // and the stage has a generator), and so do source_self's (withSelf: its
 // producer is registered, and the stage has a generator).
 func anySampled(questionID string, noise, withLLM, withSelf bool) bool {
+	return anySampledBy(func(c string) uint64 { return cellHash(questionID, c) }, noise, withLLM, withSelf)
+}
+
+// anySampledBy is anySampled with the question's cell hashes given by hash.
+func anySampledBy(hash func(cell string) uint64, noise, withLLM, withSelf bool) bool {
 	for _, k := range SUREKinds {
-		if sampled(questionID, sureCell(k, noise)) {
+		if sampledBy(SUREKinds, SURECells, sureCell(k, noise), hash) {
 			return true
 		}
 	}
 	if withLLM {
 		for _, k := range SURELLMKinds {
-			if sampledLLM(questionID, sureCell(k, noise)) {
+			if sampledBy(SURELLMKinds, SURELLMCells, sureCell(k, noise), hash) {
 				return true
 			}
 		}
 	}
-	return withSelf && sampledSelf(questionID, sureCell(KindSourceSelf, noise))
+	return withSelf && sampledBy(selfPool, SURELLMCells, sureCell(KindSourceSelf, noise), hash)
 }
 
 func cellHash(questionID, cell string) uint64 {
@@ -451,17 +461,34 @@ func reorder(kind string, d sureDoc, questionID string, i int) (string, error) {
 // for every question. withGenerator says whether the kinds that need a
 // generator can be made, which decides the clean cells' samples.
 func InSample(kind, questionID string, withGenerator bool) bool {
-	noise := strings.HasSuffix(kind, SURENoiseSuffix)
-	base := strings.TrimSuffix(kind, SURENoiseSuffix)
-	switch {
-	case base == KindSUREClean:
-		return anySampled(questionID, noise, withGenerator, withGenerator)
-	case slices.Contains(SUREKinds, base):
-		return sampled(questionID, kind)
-	case slices.Contains(SURELLMKinds, base):
-		return sampledLLM(questionID, kind)
-	case base == KindSourceSelf:
-		return sampledSelf(questionID, kind)
+	return SampleOf(questionID, withGenerator)(kind)
+}
+
+// SampleOf is InSample for one question and every kind, hashing each of
+// its cells once (a report asks it of every question and kind).
+func SampleOf(questionID string, withGenerator bool) func(kind string) bool {
+	hashes := map[string]uint64{}
+	hash := func(c string) uint64 {
+		h, ok := hashes[c]
+		if !ok {
+			h = cellHash(questionID, c)
+			hashes[c] = h
+		}
+		return h
 	}
-	return true
+	return func(kind string) bool {
+		noise := strings.HasSuffix(kind, SURENoiseSuffix)
+		base := strings.TrimSuffix(kind, SURENoiseSuffix)
+		switch {
+		case base == KindSUREClean:
+			return anySampledBy(hash, noise, withGenerator, withGenerator)
+		case slices.Contains(SUREKinds, base):
+			return sampledBy(SUREKinds, SURECells, kind, hash)
+		case slices.Contains(SURELLMKinds, base):
+			return sampledBy(SURELLMKinds, SURELLMCells, kind, hash)
+		case base == KindSourceSelf:
+			return sampledBy(selfPool, SURELLMCells, kind, hash)
+		}
+		return true
+	}
 }
