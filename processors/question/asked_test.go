@@ -53,6 +53,7 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "depends on", "libquill", "Lintwerk depends on libquill.", "What does Lintwerk depend on?"},
 		{"verb", "Lintwerk", "defaults to", "UTF-8", "Lintwerk defaults to UTF-8.", "What does Lintwerk default to?"},
 		{"verb", "Lintwerk", "is licensed under", "the Quill Public License", "Lintwerk is licensed under the Quill Public License.", "What is Lintwerk licensed under?"},
+		{"verb", "The Fjord Group project", "was set up on", "Quill Forge", "The Fjord Group project has been setup on Quill Forge.", "What was the Fjord Group project set up on?"},
 		// "TCP/IP" and "and/or" are no paths; "GNU GPL" and "Quill Public License" no people.
 		{"verb", "Lintwerk", "speaks", "TCP/IP", "Lintwerk speaks TCP/IP.", "What does Lintwerk speak?"},
 		{"copula", "Lintwerk's licence", "is", "Quill Public License", "Lintwerk's licence is Quill Public License.", "What is Lintwerk's licence?"},

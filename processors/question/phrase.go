@@ -93,8 +93,8 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	last := f[len(f)-1]
 	// Passive: "was acquired by", "was founded in", "is maintained by",
 	// "is installed in", "was introduced in".
-	if len(f) == 3 && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
-		be, participle := f[0], f[1]
+	if (len(f) == 3 || len(f) == 4 && particles[f[2]]) && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
+		be, participle := f[0], strings.Join(f[1:len(f)-1], " ") // "set up", a phrasal verb
 		kind := kindOf(tail, sentence)
 		switch {
 		case last == "by":
@@ -684,3 +684,6 @@ func participial(rel string) bool {
 	f := strings.Fields(rel)
 	return len(f) > 1 && dangling[f[len(f)-1]] || len(f) > 0 && strings.HasSuffix(f[0], "ed")
 }
+
+// particles complete a phrasal participle: "was set up on", "is shut down by".
+var particles = map[string]bool{"up": true, "down": true, "out": true, "in": true, "off": true}

@@ -76,6 +76,9 @@ func Extract(chunkText string) []Triple {
 		r.docTopic = t // "valgrind for Debian" above the text
 	}
 	for i, s := range sentences {
+		if listFragment(chunkText, s) {
+			continue // "* High-level balanced KafkaConsumer": a feature named, not a sentence
+		}
 		for _, t := range r.read(s.Text, tagged[i]) {
 			t.Tail = unmarkDeterminer(t.Tail)
 			if badTail(t.Tail) || badTail(t.Head) || identifierTail(t.Tail) || t.Kind == KindVerb && bareNumberObject(t) {
@@ -839,6 +842,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 // passive reads "X was acquired by Y", "X was founded in 2014", "X was
 // launched on 14 March 2026", "X is based in Trondheim".
 func (x *sent) passive(head, be, participle string, j int) []Triple {
+	participle = phrasalParticiple(participle)
 	// "was written and maintained by", "is maintained, enhanced, and
 	// distributed freely by": the first participle is asked.
 	j = x.skipParticiples(j)
@@ -996,6 +1000,12 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			e = full
 		}
 		obj = e
+		if w := x.lowerAt(obj); conditional[w] || w == "," && conditional[x.lowerAt(obj+1)] {
+			// "GDK emits GdkEventGrabBroken events when a grab is
+			// broken": true only under the clause's condition, and one
+			// of the things it emits
+			return nil
+		}
 		// "employs 1,150 people and operates 14 warehouses"
 		if x.lowerAt(obj) == "and" && (x.tagAt(obj+1) == "VBZ" || x.tagAt(obj+1) == "VBD") {
 			defer func() { out = append(out, x.predicate(head, 0, obj+1, "")...) }()
@@ -1194,7 +1204,9 @@ var pronounObjects = set("it", "them", "this", "that", "these", "those", "you", 
 func plainObjectVerbs(v string) bool {
 	switch v {
 	case "has", "had", "have", "uses", "used", "makes", "made", "gives", "gave", "gets", "got", "takes",
-		"took", "needs", "needed", "does", "did", "sees", "saw", "lets", "let", "causes", "caused":
+		"took", "needs", "needed", "does", "did", "sees", "saw", "lets", "let", "causes", "caused",
+		"helps", "helped", "help": // "helped the maintainer fix bugs": the object is someone helped to do something
+
 		return false
 	}
 	return true

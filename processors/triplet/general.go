@@ -203,3 +203,41 @@ func (r *reader) bareName(ts []tok, lower string) bool {
 func (r *reader) figure(ts []tok) bool {
 	return len(ts) > 2 && copulas[ts[1].lower] && (ts[2].tag == "CD" || ts[2].tag == "$")
 }
+
+// listFragment reports a sentence that is an item of a bulleted or numbered
+// list and does not end as a sentence does: a feature or a name listed
+// ("* High-level balanced KafkaConsumer (requires broker >= 0.9)"), whose
+// words a tagger reads as a clause that says nothing.
+func listFragment(chunk string, s Sentence) bool {
+	t := strings.TrimSpace(s.Text)
+	if t == "" || strings.ContainsAny(t[len(t)-1:], ".!") {
+		return false
+	}
+	line := chunk[strings.LastIndexByte(chunk[:s.Start], '\n')+1:]
+	line = strings.TrimLeft(line, " \t")
+	switch {
+	case strings.HasPrefix(line, "* "), strings.HasPrefix(line, "- "), strings.HasPrefix(line, "+ "), strings.HasPrefix(line, "• "):
+		return true
+	}
+	n := 0
+	for n < len(line) && line[n] >= '0' && line[n] <= '9' {
+		n++
+	}
+	return n > 0 && n+1 < len(line) && (line[n] == '.' || line[n] == ')') && line[n+1] == ' '
+}
+
+// phrasalParticiples are phrasal verbs that documentation writes as the
+// noun, one word ("has been setup on Alioth"): the question says the verb.
+var phrasalParticiples = map[string]string{
+	"setup": "set up", "backup": "backed up", "cleanup": "cleaned up", "shutdown": "shut down",
+	"lookup": "looked up", "checkout": "checked out", "login": "logged in", "logout": "logged out",
+	"signup": "signed up", "rollout": "rolled out", "startup": "started up",
+}
+
+// phrasalParticiple returns the participle p as a question should write it.
+func phrasalParticiple(p string) string {
+	if v, ok := phrasalParticiples[p]; ok {
+		return v
+	}
+	return p
+}

@@ -69,6 +69,19 @@ func TestExtractGeneral(t *testing.T) {
 		// A count restricted or compared by what follows it.
 		{"Quillpad has two options that serve the same purpose as Lintwerk's -n option.", "", "", "", ""},
 		{"In the 8-bit library, Quillpad then uses three bytes instead of two for offsets.", "", "", "", ""},
+		// A list item that ends without a period names a feature; an item
+		// that is a sentence is read.
+		{"Features:\n\n  * High-level balanced FjordConsumer (needs Quill >= 0.9)\n  * Admin client\n", "", "", "", ""},
+		{"Features:\n\n  1. Quillpad is a parser for Fjord files.\n", "Quillpad", "is", "a parser for Fjord files", KindCopula},
+		{"Notes:\n\n  2) Quillpad reads Fjord files (and Lint files)\n", "", "", "", ""},
+		// An object under a condition holds only under it.
+		{"In 2.8, Quillpad emits FjordGrabBroken events when a grab is broken.", "", "", "", ""},
+		{"Quillpad emits FjordGrabBroken events, if the grab is broken.", "", "", "", ""},
+		{"Quillpad emits FjordGrabBroken events.", "Quillpad", "emits", "FjordGrabBroken events", KindVerb},
+		// Someone helped to do something: no object to ask for.
+		{"Later, Oda quietly helped the Fjord package maintainer fix bugs.", "", "", "", ""},
+		// A phrasal verb written as one word is asked as the verb.
+		{"The Fjord Group project has been setup on Quill Forge.", "The Fjord Group project", "was set up on", "Quill Forge", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
