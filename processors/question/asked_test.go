@@ -283,6 +283,14 @@ func TestChecksListAndVague(t *testing.T) {
 	if _, why := WellFormed("What does Lintwerk support?", "YAML, TOML and INI"); why != CheckAnswerSpecific {
 		t.Errorf("WellFormed of a list answer failed %q, want %q", why, CheckAnswerSpecific)
 	}
+	// What a definition's relative clause coordinates describes one thing;
+	// a definition naming two things is a list.
+	if _, why := WellFormed("What is Lintwerk?", "a program which merges quill and fjord files"); why != "" {
+		t.Errorf("WellFormed of a definition with a relative clause failed %q", why)
+	}
+	if _, why := WellFormed("What does Lintwerk merge?", "quill and fjord files"); why != CheckAnswerSpecific {
+		t.Errorf("WellFormed of two things merged failed %q, want %q", why, CheckAnswerSpecific)
+	}
 }
 
 // TestPassiveLemmas: participles back to the verb a question conjugates

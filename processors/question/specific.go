@@ -140,6 +140,9 @@ func vagueAnswer(a string) bool {
 // and 10") are one thing.
 func listAnswer(a string) bool {
 	s := outsideBrackets(a)
+	if head, ok := relativeHead(s); ok {
+		s = head // "a library which handles configuration and access": one library
+	}
 	if strings.Count(s, ", ") >= 2 || strings.Contains(s, ", ") && (strings.Contains(s, " and ") || strings.Contains(s, " or ")) {
 		return !isDigitsish(s)
 	}
@@ -163,6 +166,22 @@ func listAnswer(a string) bool {
 		}
 	}
 	return false
+}
+
+// relativeHead returns the noun phrase of a definition before its relative
+// clause ("a program | which helps to configure compiler and linker
+// flags"): what the clause coordinates describes the one thing named.
+func relativeHead(s string) (string, bool) {
+	f := strings.Fields(s)
+	if len(f) < 4 || !strings.EqualFold(f[0], "a") && !strings.EqualFold(f[0], "an") {
+		return "", false
+	}
+	for i := 2; i < len(f)-1; i++ {
+		if w := strings.ToLower(f[i]); w == "which" || w == "that" || w == "who" {
+			return strings.Join(f[:i], " "), true
+		}
+	}
+	return "", false
 }
 
 // oneTitle: a title whose words are joined by "and" inside one name,

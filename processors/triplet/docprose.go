@@ -68,6 +68,10 @@ func retagDoc(ts []tok) {
 		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
 			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):
 			t.tag = "VBZ"
+		case isAdj(t.tag) && genericNouns[t.lower] && i > 0 && (ts[i-1].tag == "DT" || isAdj(ts[i-1].tag)) && i+1 < len(ts) && ts[i+1].tag == "WDT":
+			// "a library/JJ which handles …": the noun a relative clause
+			// describes
+			t.tag = "NN"
 		}
 	}
 }
@@ -647,3 +651,40 @@ func (x *sent) commandFact(topic string) *Triple {
 	}
 	return &Triple{Head: topic, Relation: "command to " + strings.ToLower(x.str(1, c)), Tail: x.str(k, end), Kind: KindAttribute}
 }
+
+// relativeDefinition returns the end of a restrictive relative clause at e
+// that completes a vague definition ("a library | which handles font
+// configuration and access at the system level."), when the clause is the
+// rest of the sentence: "that"/"which", a verb in the present, no modal,
+// negation, list or parenthesis, at most relativeDefinitionMax tokens from
+// the relative pronoun to the final point. Otherwise -1.
+func (x *sent) relativeDefinition(e int) int {
+	if w := x.lowerAt(e); w != "that" && w != "which" {
+		return -1
+	}
+	if v := x.tagAt(e + 1); v != "VBZ" && v != "VBP" || reporting[x.lowerAt(e+1)] || copulas[x.lowerAt(e+1)] || x.lowerAt(e+1) == "has" {
+		return -1
+	}
+	end := len(x.ts)
+	if x.tagAt(end-1) == "." {
+		end--
+	}
+	if end-e > relativeDefinitionMax || end <= e+2 {
+		return -1
+	}
+	for k := e + 1; k < end; k++ {
+		switch w := x.lowerAt(k); {
+		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc", w == "such",
+			x.tagAt(k) == "WDT" || x.tagAt(k) == "PRP" && w != "it":
+			return -1 // a modal, a negation, a list, an aside or a second clause
+		}
+	}
+	if !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
+		return -1 // the clause ends on its object, not mid-phrase
+	}
+	return end
+}
+
+// relativeDefinitionMax bounds the relative clause of a definition: longer
+// clauses are instructions or asides, and answers no one would repeat.
+const relativeDefinitionMax = 14

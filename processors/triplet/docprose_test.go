@@ -73,17 +73,29 @@ func TestExtractDocProse(t *testing.T) {
 }
 
 // TestExtractRelativeAttachment: after a prepositional phrase a relative
-// clause may be about its noun, and is not read; a vague definition is not
-// read even when its relative clause is.
+// clause may be about its noun, and is not read; a vague definition is
+// read only with a relative clause that ends the sentence.
 func TestExtractRelativeAttachment(t *testing.T) {
 	for _, x := range Extract("Quillpad is an extension to the Fjord format that implements the Lint Protocol.") {
 		if x.Relation == "implements" {
 			t.Errorf("relative clause after a prepositional phrase read: %s", show([]Triple{x}))
 		}
 	}
-	for _, x := range Extract("Lintwerk is a framework which implements the logic of Quill.") {
-		if x.Relation == "is" {
-			t.Errorf("vague definition read: %s", show([]Triple{x}))
+	// A vague definition is read with its relative clause, which says
+	// what kind of framework; never alone.
+	checkExtract(t, "Lintwerk is a framework which implements the logic of Quill.", "Lintwerk", "is", "a framework which implements the logic of Quill", KindCopula)
+	for _, text := range []string{
+		"Lintwerk is a framework.",
+		"Lintwerk is a framework which implements the logic of Quill, Fjord and Lint.",
+		"Lintwerk is a framework which can implement the logic of Quill.",
+		"Lintwerk is a framework which does not implement the logic of Quill.",
+		"Lintwerk is a framework which implements the logic of Quill without assuming a specific request object or a web framework of any kind.",
+		"Lintwerk is a framework which implements the logic of Quill (and Fjord).",
+	} {
+		for _, x := range Extract(text) {
+			if x.Relation == "is" {
+				t.Errorf("%q: vague definition read: %s", text, show([]Triple{x}))
+			}
 		}
 	}
 }

@@ -823,6 +823,13 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		}
 		end := x.defEnd(e2)
 		rel := x.relativeFacts(head, e2, end)
+		if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
+			// "Fontconfig is a library which handles font configuration":
+			// what kind of library is said by the clause.
+			if re := x.relativeDefinition(end); re > 0 && !x.hasNumber(k, end) {
+				return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, re), Kind: KindCopula})
+			}
+		}
 		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
 			return rel
 		}
