@@ -51,6 +51,7 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "reserves", "512 KB", "Lintwerk reserves 512 KB for its buffers.", "How many KB does Lintwerk reserve?"},
 		// Anything else: "What".
 		{"verb", "Lintwerk", "depends on", "libquill", "Lintwerk depends on libquill.", "What does Lintwerk depend on?"},
+		{"verb", "QPL", "stands for", "Quill Public License", "QPL stands for Quill Public License.", "What does QPL stand for?"},
 		{"verb", "Lintwerk", "defaults to", "UTF-8", "Lintwerk defaults to UTF-8.", "What does Lintwerk default to?"},
 		{"verb", "Lintwerk", "is licensed under", "the Quill Public License", "Lintwerk is licensed under the Quill Public License.", "What is Lintwerk licensed under?"},
 		{"verb", "The Fjord Group project", "was set up on", "Quill Forge", "The Fjord Group project has been setup on Quill Forge.", "What was the Fjord Group project set up on?"},

@@ -220,6 +220,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
 		return nil // "Fix …", "Add support for …", "To fix this, …"
 	}
+	if consequence[x.lowerAt(0)] {
+		return nil // "Hence gcc aligns …": true of the case just described, not in general
+	}
 	if conditional[x.lowerAt(0)] {
 		return nil // "If you use Quill, …": true only under its condition
 	}
@@ -940,6 +943,18 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		}
 		return nil
 	}
+	if (verb == "stands" || verb == "stood") && x.lowerAt(j) == "for" && x.subjNamed {
+		// "FFI stands for Foreign Function Interface": what an
+		// abbreviation is short for, a name
+		n := j + 1
+		if x.lowerAt(n) == "the" {
+			n++
+		}
+		if e := x.name(n); e > n && x.closes(e) && !x.listAfter(e) {
+			return []Triple{{Head: head, Relation: verb + " for", Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+		return nil
+	}
 	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && (x.tagAt(j) == "IN" || x.tagAt(j) == "TO") {
 		// "tmux depends on libevent", "mawk conforms to the POSIX
 		// standard": a named object that ends the clause.
@@ -1077,7 +1092,10 @@ func lowerName(ts []tok) {
 	if !unicode.IsLower(r) || len(t.text) > 20 || badHeads[t.lower] || functionWords[t.lower] {
 		return
 	}
-	for _, c := range t.text {
+	for i, c := range t.text {
+		if c == '.' && i+1 < len(t.text) && t.text[i+1] >= '0' && t.text[i+1] <= '9' && strings.ContainsAny(t.text[:i], "0123456789") {
+			continue // "libffi-3.4.4": a release
+		}
 		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '+' {
 			return
 		}

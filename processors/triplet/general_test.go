@@ -80,6 +80,15 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad emits FjordGrabBroken events.", "Quillpad", "emits", "FjordGrabBroken events", KindVerb},
 		// Someone helped to do something: no object to ask for.
 		{"Later, Oda quietly helped the Fjord package maintainer fix bugs.", "", "", "", ""},
+		// What an abbreviation stands for: one name.
+		{"QPL stands for Quill Public License.", "QPL", "stands for", "Quill Public License", KindVerb},
+		{"QPL stands for the Quill Public License, a licence.", "QPL", "stands for", "the Quill Public License", KindVerb},
+		{"QPL stands for Quill Public License and Fjord.", "", "", "", ""},
+		// A release named in lower case is a name.
+		{"libquill-3.4.4 was released on October 23, 2022.", "libquill-3.4.4", "was released on", "October 23, 2022", KindVerb},
+		// A sentence drawing on the one before holds only in its case.
+		{"Hence quillc aligns the Fjord element array on a 4 byte boundary.", "", "", "", ""},
+		{"Thus Quillpad reads the Fjord format.", "", "", "", ""},
 		// A phrasal verb written as one word is asked as the verb.
 		{"The Fjord Group project has been setup on Quill Forge.", "The Fjord Group project", "was set up on", "Quill Forge", KindVerb},
 	} {

@@ -17,6 +17,9 @@ var measureVerbs = set("rose", "rises", "rise", "fell", "falls", "fall", "grew",
 var levelVerbs = set("reached", "reaches", "totaled", "totals", "totalled", "averaged", "averages", "hit",
 	"amounted", "amounts", "stood", "stands", "came", "peaked", "settled")
 
+// consequence words open a sentence that draws on the one before it.
+var consequence = set("hence", "thus", "therefore", "consequently", "so", "otherwise", "instead", "accordingly")
+
 // copulas link a subject to what it is.
 var copulas = set("is", "are", "was", "were", "remains", "remain", "remained", "became", "becomes", "'s")
 
