@@ -89,6 +89,10 @@ func TestExtractGeneral(t *testing.T) {
 		// A sentence drawing on the one before holds only in its case.
 		{"Hence quillc aligns the Fjord element array on a 4 byte boundary.", "", "", "", ""},
 		{"Thus Quillpad reads the Fjord format.", "", "", "", ""},
+		// The typographic apostrophe of HTML pages is an apostrophe.
+		{"Quillpad’s home page is at <https://quill.example/docs/>.", "Quillpad’s home page", "is", "https://quill.example/docs/", KindCopula},
+		{"Fjordline’s chief executive, Oda Rasmussen, visited Lintwerk.", "Fjordline", "chief executive", "Oda Rasmussen", KindAttribute},
+		{"Quillpad doesn’t read Fjord files.", "", "", "", ""},
 		// A phrasal verb written as one word is asked as the verb.
 		{"The Fjord Group project has been setup on Quill Forge.", "The Fjord Group project", "was set up on", "Quill Forge", KindVerb},
 	} {

@@ -54,7 +54,7 @@ var months = set("january", "february", "march", "april", "may", "june", "july",
 
 // tagSentence tokenizes and tags one sentence, with offsets into s.
 func tagSentence(s string) []tok {
-	raw := tokenizer.Tokenize(s)
+	raw := tokenizer.Tokenize(plainApostrophes(s))
 	tagger().TagTokens(raw)
 	out := make([]tok, 0, len(raw)+1)
 	for i, r := range raw {
@@ -71,6 +71,31 @@ func tagSentence(s string) []tok {
 	}
 	retag(out)
 	return out
+}
+
+// plainApostrophes writes the typographic apostrophe of HTML and typeset
+// text ("Python’s", "users’", "don’t") as the tokenizer knows it, keeping
+// every byte offset: the three bytes of "’" become two spaces and "'", so
+// that "Python’s" is read as "Python" and the possessive "'s", and "don’t"
+// as "do" and "n't". Spans are still cut from the original text.
+func plainApostrophes(s string) string {
+	const curly = "\u2019"
+	if !strings.Contains(s, curly) {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i+len(curly) <= len(b); i++ {
+		if string(b[i:i+len(curly)]) != curly {
+			continue
+		}
+		if i > 0 && b[i-1] == 'n' && i+len(curly) < len(b) && b[i+len(curly)] == 't' {
+			copy(b[i-1:], "  n'") // "don’t" → "do  n't"
+		} else {
+			copy(b[i:], "  '")
+		}
+		i += len(curly) - 1
+	}
+	return string(b)
 }
 
 // retag fixes the tags the news-trained model gets wrong on the figures of
