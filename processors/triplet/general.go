@@ -241,3 +241,10 @@ func phrasalParticiple(p string) string {
 	}
 	return p
 }
+
+// bareReleaseRe: a version or release number with no name before it.
+var bareReleaseRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:version|release|v\.?|rev\.?|revision)\s*\d[\w.-]*$`)
+
+// bareRelease reports a head that is a version number alone ("Version 1",
+// "release 2.4"): a question about it would not say of what.
+func bareRelease(head string) bool { return bareReleaseRe.MatchString(strings.TrimSpace(head)) }

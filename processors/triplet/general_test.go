@@ -89,6 +89,10 @@ func TestExtractGeneral(t *testing.T) {
 		// A sentence drawing on the one before holds only in its case.
 		{"Hence quillc aligns the Fjord element array on a 4 byte boundary.", "", "", "", ""},
 		{"Thus Quillpad reads the Fjord format.", "", "", "", ""},
+		// A version with no name says not of what.
+		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
+		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
+		{"Fjord 3.1 was released on June 27, 2009.", "Fjord 3.1", "was released on", "June 27, 2009", KindVerb},
 		// The typographic apostrophe of HTML pages is an apostrophe.
 		{"Quillpad’s home page is at <https://quill.example/docs/>.", "Quillpad’s home page", "is", "https://quill.example/docs/", KindCopula},
 		{"Fjordline’s chief executive, Oda Rasmussen, visited Lintwerk.", "Fjordline", "chief executive", "Oda Rasmussen", KindAttribute},
