@@ -313,7 +313,34 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		return out
 	}
 	out = append(out, x.predicate(head, hs, i, introDate)...)
+	if k := x.secondPassive(i); k > 0 {
+		// "… is located all over the world and is managed by the Python
+		// Infrastructure Team": a second verb group of the same subject
+		out = append(out, x.predicate(head, hs, k, "")...)
+	}
 	return out
+}
+
+// secondPassive returns the index of the copula of a passive coordinated
+// with the main clause whose verb group starts at i ("and is managed by
+// …", "and was rewritten in C"), or -1. A relative or subordinate clause,
+// a semicolon or a comma before the "and" ends the search: what follows
+// may have another subject.
+func (x *sent) secondPassive(i int) int {
+	for k := i + 1; k+2 < len(x.ts); k++ {
+		switch w := x.lowerAt(k); {
+		case x.tagAt(k) == "WDT" || x.tagAt(k) == "WP" || x.tagAt(k) == "WRB" || conditional[w] || w == ";" || w == ",",
+			w == "because" || w == "while" || w == "although" || w == "since" || w == "but" || w == "so" || w == "or":
+			return -1
+		case w == "and" && (x.lowerAt(k+1) == "is" || x.lowerAt(k+1) == "was" || x.lowerAt(k+1) == "are" || x.lowerAt(k+1) == "were"):
+			v := x.skipAdverbs(k + 2)
+			if x.tagAt(v) == "VBN" && !neg(x.lowerAt(k+2)) {
+				return k + 1
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // skipIntro skips introductory phrases: "In 2025, …", "On 14 March 2026

@@ -89,6 +89,12 @@ func TestExtractGeneral(t *testing.T) {
 		// A sentence drawing on the one before holds only in its case.
 		{"Hence quillc aligns the Fjord element array on a 4 byte boundary.", "", "", "", ""},
 		{"Thus Quillpad reads the Fjord format.", "", "", "", ""},
+		// A passive coordinated with the main clause has the same subject.
+		{"The Quill project’s infrastructure is located all over the world and is managed by the Fjord Infrastructure Team.",
+			"The Quill project’s infrastructure", "is managed by", "the Fjord Infrastructure Team", KindVerb},
+		{"Quillpad is written in C and is maintained by the Fjord Group.", "Quillpad", "is maintained by", "the Fjord Group", KindVerb},
+		{"Quillpad reads Lint files because Lintwerk is maintained by the Fjord Group.", "", "", "", ""},
+		{"Quillpad reads Lint files, and is maintained by the Fjord Group.", "", "", "", ""},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
