@@ -49,6 +49,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		// A count with its unit: "How many {unit}".
 		{"verb", "Lintwerk", "supports", "up to 64 connections", "Lintwerk supports up to 64 connections.", "How many connections does Lintwerk support?"},
 		{"verb", "Lintwerk", "reserves", "512 KB", "Lintwerk reserves 512 KB for its buffers.", "How many KB does Lintwerk reserve?"},
+		{"verb", "Lintwerk", "comes with", "two testing frameworks", "Lintwerk comes with two testing frameworks.", "How many testing frameworks does Lintwerk come with?"},
+		{"verb", "Lintwerk", "was updated to", "Unicode 6.0.0", "Lintwerk has been updated to Unicode 6.0.0.", "What was Lintwerk updated to?"},
 		// Anything else: "What".
 		{"verb", "Lintwerk", "depends on", "libquill", "Lintwerk depends on libquill.", "What does Lintwerk depend on?"},
 		{"verb", "QPL", "stands for", "Quill Public License", "QPL stands for Quill Public License.", "What does QPL stand for?"},

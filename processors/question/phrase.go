@@ -134,8 +134,9 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 			// "was developed at the University of Bergen", "is available
 			// from https://…": "Where was X developed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
-		case last == "in" || last == "under" || last == "on":
-			// "What is Wget written in?", "What is Valgrind licensed under?"
+		case last == "in" || last == "under" || last == "on" || last == "to" || last == "into":
+			// "What is Wget written in?", "What is Valgrind licensed under?",
+			// "What was Python updated to?"
 			return "What " + be + " " + subject + " " + participle + " " + last + "?", true
 		}
 		return "", false

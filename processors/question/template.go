@@ -182,7 +182,9 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 		// "Who did the project thank?": a person is asked with "who";
 		// "thanks Rubenstein" names one by a single name.
 		q = "Who " + aux + " " + subject + " " + f.lemma
-	case kind == answerCount && countedUnit(tail) != "" && !strings.Contains(f.lemma, " "):
+	case kind == answerCount && countedUnit(tail) != "" && (!strings.Contains(f.lemma, " ") || strings.HasSuffix(f.lemma, " with")):
+		// "How many testing frameworks does Python come with?"; never
+		// "How many … did revenue rise to?"
 		q = "How many " + countedUnit(tail) + " " + aux + " " + subject + " " + f.lemma
 	default:
 		q = whFor(kind, tail) + " " + aux + " " + subject + " " + f.lemma

@@ -561,6 +561,10 @@ func termTriples(chunk string) []Triple {
 // state a fact with a named one: "GnuPG uses Unix domain sockets".
 var namedObjectVerbs = set("uses", "used", "needs", "needed")
 
+// upgradeParticiples move a thing to a release: "has been updated to
+// Unicode 6.0.0", "was upgraded to OpenSSL 3.0".
+var upgradeParticiples = set("updated", "upgraded", "bumped", "moved", "ported", "rebased", "migrated")
+
 // versionEvents are the participles dated by a release: "was introduced
 // in version 2.4".
 var versionEvents = set("introduced", "added", "removed", "deprecated", "dropped", "fixed", "released", "changed")

@@ -889,6 +889,11 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 	p := x.lowerAt(j)
 	switch p {
 	case "to", "into", "as":
+		if e := x.np(j + 1); p == "to" && upgradeParticiples[participle] && e > j+1 && x.hasProper(j+1, e) && x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) {
+			// "Python has been updated to Unicode 6.0.0": the release it
+			// moved to
+			return []Triple{{Head: head, Relation: be + " " + participle + " to", Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
 		// "was renamed to quill in August 2021": the date of the event
 		for k := j + 1; k < len(x.ts) && k < j+6; k++ {
 			if w := x.lowerAt(k); (w == "in" || w == "on") && x.date(k+1) > k+1 && !x.period(k+1) {
@@ -989,6 +994,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		// "tmux depends on libevent", "mawk conforms to the POSIX
 		// standard": a named object that ends the clause.
 		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) && e-j <= 7 {
+			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+		if e := x.np(j + 1); p == "with" && e > j+2 && x.tagAt(j+1) == "CD" && isNoun(x.tagAt(e-1)) && x.closes(e) && !x.listAfter(e) && e-j <= 5 {
+			// "Python comes with two testing frameworks": a count,
+			// asked "How many testing frameworks does Python come with?"
 			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 		if e := x.np(j + 1); verb == "defaults" && p == "to" && e > j+1 && x.closes(e) && !x.listAfter(e) && e-j <= 5 {
@@ -1208,6 +1218,8 @@ func (x *sent) defStops(e int) bool {
 			return false
 		case x.closes(k + 1), w == "that", w == "which", w == "who", w == "with", x.tagAt(k+1) == "VBZ", x.tagAt(k+1) == "MD":
 			return true
+		case x.tagAt(k+1) == "VBN" && (definitionPreps[x.lowerAt(k+2)] || x.lowerAt(k+2) == "by"):
+			return true // "a database system (ORDBMS) based on POSTGRES"
 		}
 		return false
 	case "that", "which", "who", "whose", ":", "with":
@@ -1223,7 +1235,7 @@ func (x *sent) defStops(e int) bool {
 	return x.closes(e)
 }
 
-var definitionPreps = set("for", "from", "to", "with", "in", "on", "of")
+var definitionPreps = set("for", "from", "to", "with", "in", "on", "of", "into")
 
 // listAfter reports a list going on after a phrase ending at e: ", B" or
 // "and B" / "or B" with another noun phrase. A fact whose answer is one item

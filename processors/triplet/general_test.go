@@ -95,6 +95,17 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad is written in C and is maintained by the Fjord Group.", "Quillpad", "is maintained by", "the Fjord Group", KindVerb},
 		{"Quillpad reads Lint files because Lintwerk is maintained by the Fjord Group.", "", "", "", ""},
 		{"Quillpad reads Lint files, and is maintained by the Fjord Group.", "", "", "", ""},
+		// A definition up to an abbreviation in parentheses and the
+		// participle after it; "into" opens a phrase of a definition.
+		{"Quillbase is an object-relational database management system (ORDBMS) based on Fjord, developed at Lint University.",
+			"Quillbase", "is", "an object-relational database management system", KindCopula},
+		{"Quillc is an up-and-coming compiler of Fjord into C++ code, aiming to support the whole language.", "Quillc", "is", "an up-and-coming compiler of Fjord into C++ code", KindCopula},
+		// A move to a release.
+		{"Quillpad has been updated to Unicode 6.0.0.", "Quillpad", "was updated to", "Unicode 6.0.0", KindVerb},
+		{"Quillpad has been updated to the Fjord rules.", "", "", "", ""},
+		// A count of what something comes with.
+		{"Quillpad comes with two testing frameworks.", "Quillpad", "comes with", "two testing frameworks", KindVerb},
+		{"Quillpad comes with two testing frameworks and a debugger.", "", "", "", ""},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
