@@ -58,6 +58,7 @@ support bug bugs issue issues problem problems way ways means method methods ite
 elements detail details information data example examples case cases kind kinds type types work task tasks
 operation operations system systems format formats file files routine routines code software feature-set
 functionalities addition additions modification modifications fixes bugfixes bugfix enhancements optimizations
+patch patches patchset patchsets
 optimisations optimization optimisation improvements tweaks resources documentation docs helper helpers`)
 
 var genericAdjectives = toSet(`new old various different other additional extra external internal public private

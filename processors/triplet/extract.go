@@ -261,7 +261,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
-	if bareRelease(head) {
+	if bareRelease(head) || bareReference(head) {
 		return out // "Version 1 was released in June 1989": a version of what the text is about, unnamed
 	}
 	if named && x.ts[hs].lower == "the" && x.tagAt(hs+1) == "CD" && !x.ts[hs+1].named() {

@@ -248,3 +248,15 @@ var bareReleaseRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:version|release|v\.?|
 // bareRelease reports a head that is a version number alone ("Version 1",
 // "release 2.4"): a question about it would not say of what.
 func bareRelease(head string) bool { return bareReleaseRe.MatchString(strings.TrimSpace(head)) }
+
+// referenceNouns are documents and records known by a number ("PEP 393",
+// "RFC 4880", "bug #1234"): "the PEP" is the one just mentioned.
+var referenceNouns = set("pep", "rfc", "cve", "bpo", "bug", "issue", "patch", "ticket", "commit", "section",
+	"chapter", "appendix", "figure", "table", "example", "listing", "proposal", "draft", "spec", "specification")
+
+// bareReference reports a head that points at a numbered document the text
+// mentioned before ("the PEP", "this RFC") instead of naming it.
+func bareReference(head string) bool {
+	f := strings.Fields(strings.ToLower(head))
+	return len(f) == 2 && (f[0] == "the" || f[0] == "this" || f[0] == "that") && referenceNouns[f[1]]
+}

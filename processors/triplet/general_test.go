@@ -106,6 +106,10 @@ func TestExtractGeneral(t *testing.T) {
 		// A count of what something comes with.
 		{"Quillpad comes with two testing frameworks.", "Quillpad", "comes with", "two testing frameworks", KindVerb},
 		{"Quillpad comes with two testing frameworks and a debugger.", "", "", "", ""},
+		// "The PEP" is the one mentioned before; "PEP 393" names one.
+		{"The PEP differentiates so-called Fjord strings.", "", "", "", ""},
+		{"The PEP was written by Oda Rasmussen.", "", "", "", ""},
+		{"PEP 393 was written by Oda Rasmussen.", "PEP 393", "was written by", "Oda Rasmussen", KindVerb},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
