@@ -324,6 +324,16 @@ func TestTableRowsNamed(t *testing.T) {
 			`In "Northwind Freight segment revenue", what was the figure for cold-chain logistics in Q1 2025?`},
 		{"lz4 1.9.3", "Ratio", "2.101", "## Benchmarks\n\n| Compressor | Ratio |\n|---|---|\n| lz4 1.9.3 | 2.101 |\n",
 			`What is the ratio of lz4 1.9.3 in "Benchmarks"?`},
+		// A caption's dotted number goes; a list item or a sentence above
+		// the table is no caption (the heading is used instead).
+		{"number", "PostgreSQL type", "numeric", "Table 8.23. JSON Primitive Types and Corresponding PostgreSQL Types\n\n| JSON type | PostgreSQL type |\n|---|---|\n| number | numeric |\n",
+			`What is the PostgreSQL type of number in "JSON Primitive Types and Corresponding PostgreSQL Types"?`},
+		{"pi", "Speedup", "120x", "## Decimal\n\nThe following table is meant as an illustration. Benchmarks are available online.\n\n| Run | Speedup |\n|---|---|\n| pi | 120x |\n",
+			`What is the speedup of pi in "Decimal"?`},
+		{"MAX_PREC", "Limit", "425000000", "## API changes\n\n- The C module has these context limits, depending on the machine:\n\n| Name | Limit |\n|---|---|\n| MAX_PREC | 425000000 |\n",
+			`What is the limit of MAX_PREC in "API changes"?`},
+		// A header that is no noun is not asked with "What is the …".
+		{"MAX_PREC", "64-bit", "999999999999999999", "## Context limits\n\n| Name | 64-bit |\n|---|---|\n| MAX_PREC | 999999999999999999 |\n", ""},
 	} {
 		line := "| " + tc.row + " | " + tc.cell + " |"
 		got, ok := SingleFor("table", tc.row, tc.column, tc.cell, line, tc.chunk, time.Time{})

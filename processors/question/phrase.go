@@ -387,6 +387,9 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 		// leaves the question without its subject.
 		return "", false
 	}
+	if c := column[0]; c >= '0' && c <= '9' && !periodRe.MatchString(column) {
+		return "", false // "What is the 64-bit of MAX_PREC": a header that is no noun
+	}
 	if periodRe.MatchString(column) {
 		if caption == "" {
 			return "", false // "What was the revenue in 2025?" of whom?
@@ -440,7 +443,7 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+[.:]?\s*(?:[–—:-]\s*)?`)
+var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+(?:\.\d+)*[.:]?\s*(?:[–—:-]\s*)?`)
 
 // tableCaption returns the title line right above the table holding
 // rowLine ("Table 1 – Key figures, Northwind Robotics AS" gives "Key
@@ -462,9 +465,15 @@ func tableCaption(chunk, rowLine string) string {
 		return ""
 	}
 	c := strings.TrimSpace(lines[k])
+	if listItemLine(c) {
+		return "" // "- The C module has the following limits:"
+	}
 	c = strings.TrimLeft(c, "#")
 	c = strings.TrimSpace(strings.Trim(c, "*_"))
 	c = captionNumber.ReplaceAllString(c, "")
+	if sentenceLine(c) {
+		return "" // "The following table is meant as an illustration. …"
+	}
 	c = strings.TrimSuffix(strings.TrimSpace(c), ":")
 	if c == "" || strings.Contains(c, "\"") || strings.Contains(c, "](") || len(strings.Fields(c)) > 14 || !strings.ContainsFunc(c, unicode.IsUpper) {
 		return ""
@@ -473,6 +482,36 @@ func tableCaption(chunk, rowLine string) string {
 		return "" // a lead-in sentence, not a title
 	}
 	return c
+}
+
+// listItemLine: a line of a bulleted or numbered list.
+func listItemLine(l string) bool {
+	return strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "* ") || strings.HasPrefix(l, "+ ") || listNumberRe.MatchString(l)
+}
+
+var listNumberRe = regexp.MustCompile(`^\d+[.)]\s`)
+
+// sentenceLine: a line that is prose, not a title: it ends a sentence
+// after a word (not "Table 8.23.") and has a verb-like word or a second
+// sentence in it, or it leads in to what follows.
+func sentenceLine(l string) bool {
+	low := strings.ToLower(l)
+	if strings.Contains(low, "following") || strings.Contains(low, "as follows") || strings.Contains(low, "shown below") {
+		return true
+	}
+	if strings.Contains(l, ". ") && strings.ContainsFunc(l[strings.Index(l, ". ")+2:], unicode.IsUpper) {
+		return true // two sentences
+	}
+	if !strings.HasSuffix(l, ".") || len(strings.Fields(l)) < 5 {
+		return false
+	}
+	for _, w := range strings.Fields(low) {
+		switch strings.Trim(w, ",.;:") {
+		case "is", "are", "was", "were", "has", "have", "can", "will", "shows", "lists", "gives", "contains":
+			return true
+		}
+	}
+	return false
 }
 
 // objectAfter returns the object after the verb when the date came first

@@ -838,7 +838,7 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	}
 	e2 := x.ofNP(k, e)
 	switch {
-	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))):
+	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))) && !x.rangeOrComparison(e):
 		// "the 2D, antialiased drawing library" is not a figure
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
@@ -871,13 +871,28 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		// "Lonevåg is Fjordline's largest warehouse": the name answers
 		// "What is Fjordline's largest warehouse?".
 		comp := x.str(k, e2)
-		if badHeads[x.ts[k].lower] {
-			return nil
+		if badHeads[x.ts[k].lower] || genericNouns[x.ts[e2-1].lower] || roleLikeGeneric[x.ts[e2-1].lower] {
+			return nil // "NN is the Python version": a placeholder, not the version
 		}
 		return []Triple{{Head: comp, Relation: be, Tail: head, Kind: KindCopula}}
 	}
 	return nil
 }
+
+// rangeOrComparison reports a figure ending at e that goes on as a range
+// or a comparison ("two | to three times smaller than Python 3.2", "30% |
+// faster than …"): the number alone is not what the sentence says.
+func (x *sent) rangeOrComparison(e int) bool {
+	switch x.lowerAt(e) {
+	case "to", "times", "than", "more", "less", "fewer", "faster", "slower", "smaller", "larger", "bigger", "higher", "lower":
+		return true
+	}
+	return x.tagAt(e) == "JJR" || x.tagAt(e) == "RBR"
+}
+
+// roleLikeGeneric are nouns a definite phrase uses for a slot any value
+// fills ("the Python version", "the default value"), not one thing named.
+var roleLikeGeneric = set("version", "versions", "number", "name", "value", "default", "id", "identifier", "string", "path")
 
 // passive reads "X was acquired by Y", "X was founded in 2014", "X was
 // launched on 14 March 2026", "X is based in Trondheim".

@@ -199,6 +199,30 @@ func TestExtractTable(t *testing.T) {
 	}
 }
 
+// TestExtractTableFreeText: a column of remarks ("Notes", "Description")
+// and a cell that is prose give no fact; the values beside them do.
+func TestExtractTableFreeText(t *testing.T) {
+	chunk := "Table 8.23. Fjord Types\n\n" +
+		"| Fjord type | Quill type | Notes |\n" +
+		"|---|---|---|\n" +
+		"| string | text | Escapes are disallowed |\n" +
+		"| number | numeric | NaN and infinity values are disallowed. See the manual for the details of the accepted spellings |\n" +
+		"| null | json | A named variable. Its value can be set elsewhere. |\n"
+	var got []string
+	for _, x := range Extract(chunk) {
+		if x.Kind == KindTable {
+			got = append(got, x.Head+"|"+x.Relation+"|"+x.Tail)
+		}
+	}
+	want := []string{"string|Quill type|text", "number|Quill type|numeric", "null|Quill type|json"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("table facts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !proseCell("NaN and infinity values are disallowed. See the manual") || !proseCell("one two three four five six seven eight nine ten eleven") || proseCell("12.5 MB/s") {
+		t.Error("proseCell")
+	}
+}
+
 func ExampleExtract() {
 	chunk := "Acme Corp's revenue in Q3 2025 was $4.2 billion, up 8% from a year earlier. " +
 		"\"We are pleased,\" said chief executive Jane Doe. Northwind Bank appointed Maria Lopez as chief financial officer."

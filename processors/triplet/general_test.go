@@ -110,6 +110,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"The PEP differentiates so-called Fjord strings.", "", "", "", ""},
 		{"The PEP was written by Oda Rasmussen.", "", "", "", ""},
 		{"PEP 393 was written by Oda Rasmussen.", "PEP 393", "was written by", "Oda Rasmussen", KindVerb},
+		// A figure that goes on as a range or a comparison is not the
+		// figure; a definite phrase for a slot any value fills names none.
+		{"The memory usage of Quillpad 3.3 is two to three times smaller than Quillpad 3.2.", "", "", "", ""},
+		{"The memory usage of Quillpad 3.3 is 30% lower than before.", "", "", "", ""},
+		{"The memory usage of Quillpad 3.3 is 12 MB.", "The memory usage of Quillpad 3.3", "is", "12 MB", KindCopula},
+		{"NN is the Quillpad version, a number such as 33 for Quillpad 3.3.", "", "", "", ""},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},

@@ -29,7 +29,7 @@ func tableTriples(chunk string) []Triple {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
 				if h == "" || strings.HasSuffix(h, ".") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
-					linkMarkup(v) || linkMarkup(row[0]) {
+					linkMarkup(v) || linkMarkup(row[0]) || freeTextColumn(h) || proseCell(v) {
 					// an abbreviated header ("Decompress.") is not a
 					// word a question can use
 					continue
@@ -128,4 +128,21 @@ func rowName(c string) string {
 // status](…)](…)"): a badge or a link, not a value to ask for.
 func linkMarkup(c string) bool {
 	return strings.Contains(c, "](") || strings.Contains(c, "![")
+}
+
+// freeTextColumns hold remarks, not values: a cell under them is prose
+// with no one short answer.
+var freeTextColumns = set("notes", "note", "description", "descriptions", "comment", "comments", "remarks",
+	"remark", "details", "explanation", "meaning", "summary", "example", "examples", "usage", "purpose")
+
+func freeTextColumn(h string) bool { return freeTextColumns[strings.ToLower(strings.TrimSpace(h))] }
+
+// proseCell: a cell that is a sentence or more ("A named variable. Its
+// value can be set by …"), no value to ask for.
+func proseCell(v string) bool {
+	if len(strings.Fields(v)) > 10 {
+		return true
+	}
+	i := strings.Index(v, ". ")
+	return i > 0 && i+2 < len(v) && strings.ContainsFunc(v[i+2:i+3], unicode.IsUpper)
 }
