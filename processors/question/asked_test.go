@@ -152,6 +152,12 @@ func TestSpecificAnswers(t *testing.T) {
 		{"one", "", false},
 		{"a freely available open-source package", "", false},
 		{"a complex program", "", false},
+		{"a comprehensive patch set", "", false},
+		// Like something said before.
+		{"a similar syntax", "", false},
+		{"the same licence as Lintwerk", "", false},
+		{"a particular offender", "", false},
+		{"a security patch release", "", true},
 		// Relative to the time of writing.
 		{"a current version of Lintwerk", "", false},
 		{"the latest release", "", false},

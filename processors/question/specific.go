@@ -40,6 +40,11 @@ certain any all both each every lots plenty diverse assorted countless`)
 // "these", "such tools".
 var demonstratives = toSet(`this these those that such following above below aforementioned said`)
 
+// comparedToContext words say what a thing is like by what the text said
+// before: "a similar syntax", "the same licence", "a particular offender".
+var comparedToContext = toSet(`similar same particular corresponding respective aforementioned latter former
+preceding previous analogous identical equivalent`)
+
 // vagueWords answer nothing by themselves.
 var vagueWords = toSet(`one ones it them something everything anything nothing stuff etc others`)
 
@@ -98,7 +103,7 @@ func vagueAnswer(a string) bool {
 		return true
 	}
 	for _, x := range w {
-		if timeRelative[x] {
+		if timeRelative[x] || comparedToContext[x] {
 			return true
 		}
 	}
