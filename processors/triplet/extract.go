@@ -149,7 +149,9 @@ func (r *reader) fixCapitals(ts []tok) {
 		case k > 0 && (t.tag == "NN" || t.tag == "NNS") && ts[k-1].tag != "``":
 			t.tag = "NNP"
 		case k == 0 && (t.tag == "NN" || t.tag == "NNS") && (r.proper[t.text] ||
-			!r.lower[t.lower] && !commonStarts[t.lower] && len(ts) > 1 && (ts[1].tag == "VBD" || ts[1].tag == "VBZ") && !r.figure(ts)):
+			// "Candidates included …": a plural the tagger knows is a
+			// common noun stays one
+			!(t.tag == "NNS" && strings.HasSuffix(t.text, "s") && !strings.HasSuffix(t.text, "ss")) && !r.lower[t.lower] && !commonStarts[t.lower] && len(ts) > 1 && (ts[1].tag == "VBD" || ts[1].tag == "VBZ") && !r.figure(ts)):
 			t.tag = "NNP"
 		case k == 0 && t.tag == "NNP" && !r.proper[t.text] && (r.lower[t.lower] || commonStarts[t.lower]) && len(ts) > 1 &&
 			ts[1].tag != "POS" && t.text != strings.ToUpper(t.text) && !months[t.lower] && !r.bareName(ts, t.lower):

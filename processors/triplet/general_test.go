@@ -116,6 +116,10 @@ func TestExtractGeneral(t *testing.T) {
 		{"The memory usage of Quillpad 3.3 is 30% lower than before.", "", "", "", ""},
 		{"The memory usage of Quillpad 3.3 is 12 MB.", "The memory usage of Quillpad 3.3", "is", "12 MB", KindCopula},
 		{"NN is the Quillpad version, a number such as 33 for Quillpad 3.3.", "", "", "", ""},
+		// A capitalized plural opening the sentence is a common noun;
+		// a name the tagger misreads as a plural is still a name.
+		{"Candidates included Quill’s cond and 16 other variations.", "", "", "", ""},
+		{"Vik took up the position on 5 January 2026.", "Vik", "took up on", "5 January 2026", KindVerb},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
