@@ -163,6 +163,8 @@ func TestSpecificAnswers(t *testing.T) {
 		{"the latest release", "", false},
 		// Lists.
 		{"zlib, bzip2 and xz", "", false},
+		{"RFC 5321 (extended SMTP) and RFC 1870 (size extension)", "", false},
+		{"Lintwerk 2 and Lintwerk 3", "", false},
 		{"YAML, TOML, INI", "", false},
 		{"libquill and libquillsh", "", false},
 		{"the GPL and the LGPL", "", false},

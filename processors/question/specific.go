@@ -165,6 +165,9 @@ func listAnswer(a string) bool {
 		if isDigits(l.Text) && isDigits(r.Text) {
 			continue
 		}
+		if l.Tag == "CD" && i+2 < len(ts) && ts[i+2].Tag == "CD" && (nounTag(r.Tag) || codeToken(r.Text)) {
+			return true // "RFC 5321 and RFC 1870", "Python 2 and Python 3": two numbered things
+		}
 		if nounTag(l.Tag) || codeToken(l.Text) {
 			if nounTag(r.Tag) || r.Tag == "DT" || r.Tag == "PRP$" || r.Tag == "CD" || codeToken(r.Text) || r.Tag == "JJ" && i+2 < len(ts) && nounTag(ts[i+2].Tag) {
 				return true

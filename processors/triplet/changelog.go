@@ -84,13 +84,17 @@ func chunkLines(chunk string) []line {
 // releaseTriples returns the release-note facts of a chunk: release dates
 // of headings and trailers, the facts of its sentences, the release that
 // introduced each bug fixed, and the CVE identifiers of security fixes.
-func releaseTriples(chunk string) []Triple {
-	if !releaseChunk(chunk) {
+func releaseTriples(chunk, title string) []Triple {
+	tr := titleRelease(title)
+	if !releaseChunk(chunk) && tr.name == "" {
 		return nil
 	}
 	lines := chunkLines(chunk)
 	var out []Triple
 	var rels []release
+	if tr.name != "" {
+		rels = append(rels, tr) // the whole document is about one release
+	}
 	prog := ""
 	cur := func() release {
 		if len(rels) == 0 {
@@ -152,6 +156,27 @@ func releaseTriples(chunk string) []Triple {
 	out = append(out, bugTriples(chunk, lines, at)...)
 	out = append(out, cveTriples(chunk, lines, at)...)
 	return out
+}
+
+// titleReleaseRes read a document title that names one release: "What’s New
+// In Python 3.1 — Python 3.11.2 documentation", "Git 2.39 Release Notes",
+// "Release notes for Quill 4.2".
+var titleReleaseRes = []*regexp.Regexp{
+	regexp.MustCompile(`^What['’]s [Nn]ew [Ii]n (([A-Z][\w+-]*(?: [A-Z][\w+-]*)?) v?\d+(?:\.\d+)+)\b`),
+	regexp.MustCompile(`^(([A-Z][\w+-]*(?: [A-Z][\w+-]*)?) v?\d+(?:\.\d+)+) [Rr]elease [Nn]otes\b`),
+	regexp.MustCompile(`^[Rr]elease [Nn]otes (?:for|of) (([A-Z][\w+-]*(?: [A-Z][\w+-]*)?) v?\d+(?:\.\d+)+)\b`),
+}
+
+// titleRelease returns the release a document's title names, as a release
+// every span of its chunks belongs to unless a heading in the chunk names
+// another; or the zero release.
+func titleRelease(title string) release {
+	for _, re := range titleReleaseRes {
+		if m := re.FindStringSubmatch(strings.TrimSpace(title)); m != nil {
+			return release{at: -1, name: m[1], prog: m[2]}
+		}
+	}
+	return release{}
 }
 
 // withRelease writes a head with the release it belongs to: "cat (coreutils
@@ -274,7 +299,17 @@ func lowerArticle(s string) string {
 // subjectStops may not open the subject of a change: pronouns, clauses,
 // generic articles.
 var subjectStops = set("it", "its", "this", "that", "these", "those", "they", "their", "if", "when", "with",
-	"for", "in", "a", "an", "using", "similarly", "previously", "now", "there", "you", "we", "all", "only", "furthermore")
+	"for", "in", "a", "an", "using", "similarly", "previously", "now", "there", "you", "we", "all", "only", "furthermore",
+	"several", "some", "many", "most", "various", "numerous", "few", "other", "both", "each", "every", "any")
+
+// objectOpeners cannot open an object: "can now read from and write to …".
+var objectOpeners = set("from", "with", "at", "of", "about", "over", "through", "across", "between", "within",
+	"without", "against", "and", "or", "but", "not")
+
+// changeAdverbs are adverbs a change sentence puts after "now" ("now
+// always supports"): the verb is the next word, and the reading is unsure.
+var changeAdverbs = set("always", "also", "still", "only", "even", "never", "often", "usually", "correctly",
+	"properly", "automatically", "again", "too", "officially", "fully")
 
 // objectStops end the object of a change and may open its qualifier.
 var objectStops = set("if", "when", "instead", "in", "for", "on", "as", "like", "by", "even", "before", "after", "into",
@@ -310,7 +345,10 @@ func readChange(s Sentence, t string, r release) []Triple {
 	group := strings.Fields(strings.ToLower(t[m[6]:m[7]]))
 	verb := t[m[8]:m[9]]
 	rest := t[m[10]:m[11]]
-	if !changeSubject(subj) || intransitive[verb] || verb == "is" || verb == "are" || verb == "has" || verb == "have" {
+	if !changeSubject(subj) || intransitive[verb] || verb == "is" || verb == "are" || verb == "has" || verb == "have" ||
+		verb == "be" || strings.HasSuffix(verb, "ly") || changeAdverbs[verb] {
+		// "can now be transferred …": a passive, its object no thing;
+		// "now always supports …": the verb comes after the adverb
 		return nil
 	}
 	sw := strings.Fields(subj)
@@ -354,9 +392,12 @@ func readChange(s Sentence, t string, r release) []Triple {
 		return nil
 	}
 	obj := rest[:objEnd]
+	if strings.HasSuffix(strings.TrimSpace(obj), ":") {
+		return nil // "an optional symlinks argument:" introduces a list or an example
+	}
 	ow := strings.Fields(obj)
 	first := strings.ToLower(strings.Trim(ow[0], `"'(`))
-	if len(ow) > 10 || objectStops[first] || subjectStops[first] && first != "a" && first != "an" || strings.HasSuffix(first, "ly") ||
+	if len(ow) > 10 || objectStops[first] || objectOpeners[first] || subjectStops[first] && first != "a" && first != "an" || strings.HasSuffix(first, "ly") ||
 		len(ow) == 1 && !codeLike(ow[0]) || vague[strings.ToLower(ow[len(ow)-1])] || pronounRe.MatchString(obj) {
 		return nil
 	}
@@ -375,10 +416,17 @@ func readChange(s Sentence, t string, r release) []Triple {
 		}
 		q = collapse(q)
 		qw := strings.Fields(q)
+		if i := strings.IndexAny(q, "(:"); i >= 0 {
+			q = collapse(q[:i]) // "instead of raising TypeError (bpo-15006)": the reference is no part of it
+		}
+		qw = strings.Fields(q)
+		if len(qw) > 0 && functionWords[strings.ToLower(qw[len(qw)-1])] {
+			q, qw = "", nil // "to specify the": cut short, the qualifier says nothing
+		}
 		switch {
-		case len(qw) > 12 || qw[0] == "by" && q != "by default":
+		case len(qw) == 0 || len(qw) > 12 || qw[0] == "by" && q != "by default":
 			q = ""
-		case pronounRe.MatchString(q):
+		case pronounRe.MatchString(q) || strings.Contains(q, " that ") || strings.HasSuffix(q, " that"):
 			return nil // "on error instead of mislabeling it as …": the question would need the sentence
 		}
 		qual = q

@@ -1,6 +1,9 @@
 package triplet
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestReleaseTriples: the shapes of release notes, with the release of the
 // heading above them in the chunk, and tails verbatim in their sentences.
@@ -32,7 +35,7 @@ func TestReleaseTriples(t *testing.T) {
 		}
 	}
 	// Without release-note marks, the patterns do not run.
-	if got := releaseTriples("Northwind now uses the PickMate 3 robot."); len(got) != 0 {
+	if got := releaseTriples("Northwind now uses the PickMate 3 robot.", ""); len(got) != 0 {
 		t.Errorf("release patterns read a report: %s", show(got))
 	}
 }
@@ -71,4 +74,61 @@ func TestVersionHeadings(t *testing.T) {
 			t.Errorf("%q: no release date %s for %s in %+v", c.chunk, c.date, c.head, Extract(c.chunk))
 		}
 	}
+}
+
+// TestTitleRelease: a document whose title names one release ("What’s New
+// In Quill 3.3") is release notes of that release in every chunk, headings
+// or not; the change sentences of such prose are read with guards against
+// the shapes that are no change of an object.
+func TestTitleRelease(t *testing.T) {
+	for title, want := range map[string]string{
+		"What\u2019s New In Quill 3.3 \u2014 Quill 3.11.2 documentation": "Quill 3.3",
+		"What's new in Fjord Lint 2.1":                                   "Fjord Lint 2.1",
+		"Quill 4.2 Release Notes":                                        "Quill 4.2",
+		"Release notes for Quill v4.2.1":                                 "Quill v4.2.1",
+		"Quill documentation":                                            "",
+		"What's new":                                                     "",
+	} {
+		if got := titleRelease(title).name; got != want {
+			t.Errorf("titleRelease(%q) = %q, want %q", title, got, want)
+		}
+	}
+	chunk := "#### Sockets\n\n" +
+		"The threading.Thread constructor now accepts a daemon keyword argument.\n\n" +
+		"The IMAP4_SSL constructor now accepts an SSLContext parameter to control parameters of the secure channel.\n\n" +
+		"Several functions now take an optional symlinks argument.\n\n" +
+		"Quill objects can now be transferred over Fjord connections.\n\n" +
+		"Quill now always supports the full range of Unicode code points.\n\n" +
+		"The quill_open function now accepts an optional argument: when true, Quill opens files lazily.\n\n" +
+		"quillz.QFile can now read from and write to arbitrary file-like objects.\n\n" +
+		"lintlib.FTP now accepts a source_address keyword argument to specify the (host, port) to use.\n"
+	got := ExtractTitled(chunk, "What\u2019s New In Quill 3.3 \u2014 Quill 3.11.2 documentation")
+	for _, w := range [][3]string{
+		{"the threading.Thread constructor (Quill 3.3)", "now accepts", "a daemon keyword argument"},
+		{"the IMAP4_SSL constructor (Quill 3.3)", "now accepts to control parameters of the secure channel", "an SSLContext parameter"},
+		{"lintlib.FTP (Quill 3.3)", "now accepts", "a source_address keyword argument"},
+	} {
+		if !has(got, w[0], w[1], w[2], KindRelease) {
+			t.Errorf("want (%s | %s | %s); got%s", w[0], w[1], w[2], show(got))
+		}
+	}
+	for _, x := range got {
+		if x.Kind == KindRelease && (strings.Contains(x.Head, "Several") || strings.Contains(x.Head, "Quill objects") ||
+			x.Relation == "now always" || strings.Contains(x.Head, "quill_open") || strings.Contains(x.Head, "QFile")) {
+			t.Errorf("read a quantified subject, a passive, an adverb as the verb, a lead-in or a preposition as object: %+v", x)
+		}
+	}
+	if got := ExtractTitled(chunk, "Quill documentation"); len(filterKind(got, KindRelease)) != 0 {
+		t.Errorf("release facts without a release title: %s", show(got))
+	}
+}
+
+func filterKind(ts []Triple, kind string) []Triple {
+	var out []Triple
+	for _, x := range ts {
+		if x.Kind == kind {
+			out = append(out, x)
+		}
+	}
+	return out
 }

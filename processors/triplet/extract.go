@@ -52,7 +52,12 @@ type Triple struct {
 // stand-in for the LLM extractor of RARE §4.2 and prefers precision to
 // recall: a sentence it cannot read confidently (instructions, negations,
 // modals, questions, pronoun subjects) yields nothing.
-func Extract(chunkText string) []Triple {
+func Extract(chunkText string) []Triple { return ExtractTitled(chunkText, "") }
+
+// ExtractTitled is Extract for a chunk of a document with a title: a title
+// that names one release ("What’s New In Python 3.1") makes every chunk of
+// the document release notes of that release (changelog.go).
+func ExtractTitled(chunkText, title string) []Triple {
 	var out []Triple
 	sentences := Sentences(chunkText)
 	r := reader{proper: map[string]bool{}, lower: map[string]bool{}, determined: map[string]bool{}}
@@ -90,7 +95,7 @@ func Extract(chunkText string) []Triple {
 	}
 	out = append(out, tableTriples(chunkText)...)
 	out = append(out, termTriples(chunkText)...)
-	out = append(out, releaseTriples(chunkText)...)
+	out = append(out, releaseTriples(chunkText, title)...)
 	return dropAmbiguous(out)
 }
 

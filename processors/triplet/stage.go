@@ -156,7 +156,7 @@ func (s *Stage) records(ctx context.Context, c *schemas.Chunk) ([]streams.Record
 	if err != nil || !rule {
 		return out, err
 	}
-	for _, x := range Extract(c.Text) {
+	for _, x := range ExtractTitled(c.Text, c.Title) {
 		if Verify(c.Text, x.Sentence.Text, x.Tail) != nil {
 			// Cannot happen with spans cut from the chunk; the check stays
 			// so that a future extractor cannot break the contract silently.

@@ -77,6 +77,33 @@ func TestStage(t *testing.T) {
 	}
 }
 
+// TestStageTitle: the stage reads a chunk with its document's title, so a
+// chunk of "What’s New In Quill 3.3" with no heading of its own is read as
+// release notes of Quill 3.3.
+func TestStageTitle(t *testing.T) {
+	s, err := triplet.NewStage(triplet.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &schemas.Chunk{ChunkID: "c1", DocID: "d1", Title: "What\u2019s New In Quill 3.3 \u2014 Quill documentation",
+		Text: "The threading.Thread constructor now accepts a daemon keyword argument."}
+	recs, err := s.Process(context.Background(), chunkMessage(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range recs {
+		var x schemas.Triplet
+		if err := schemas.Decode(r.Value, &x); err != nil {
+			t.Fatal(err)
+		}
+		found = found || x.Head == "the threading.Thread constructor (Quill 3.3)" && x.Relation == "now accepts" && x.Tail == "a daemon keyword argument"
+	}
+	if !found {
+		t.Errorf("no release fact of Quill 3.3 from a chunk of its What's New page: %d records", len(recs))
+	}
+}
+
 func TestStageBadInput(t *testing.T) {
 	s, _ := triplet.NewStage(triplet.Config{})
 	v2, _ := json.Marshal(map[string]any{"schema_version": 9, "chunk_id": "c", "doc_id": "d"})
