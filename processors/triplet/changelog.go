@@ -151,11 +151,41 @@ func releaseTriples(chunk, title string) []Triple {
 		return r
 	}
 	for _, s := range Sentences(chunk) {
-		out = append(out, readRelease(s, at(s.Start))...)
+		for _, x := range readRelease(s, at(s.Start)) {
+			if tr.name != "" {
+				// prose pages about one release open sentences with
+				// common words; NEWS files name files and programs so
+				// ("Packages files")
+				x.Head = sentenceCase(x.Head, chunk)
+			}
+			out = append(out, x)
+		}
 	}
 	out = append(out, bugTriples(chunk, lines, at)...)
 	out = append(out, cveTriples(chunk, lines, at)...)
 	return out
+}
+
+// sentenceCase lower-cases the first word of a head that is capitalized only
+// because it opened its sentence ("Frozen modules (Python 3.4)" → "frozen
+// modules (Python 3.4)"): a plain word, followed by a lower-case one, that
+// the chunk never writes capitalized inside a sentence.
+func sentenceCase(head, chunk string) string {
+	f := strings.Fields(head)
+	if len(f) < 2 || f[1] == "" || !unicode.IsLower([]rune(f[1])[0]) {
+		return head
+	}
+	w := f[0]
+	for i, c := range w {
+		if i == 0 && !unicode.IsUpper(c) || i > 0 && !unicode.IsLower(c) {
+			return head // a name written as one: "ImportError", "SMTP", "lz4"
+		}
+	}
+	midRe := regexp.MustCompile(`[a-z,;] ` + regexp.QuoteMeta(w) + `\b`)
+	if midRe.MatchString(chunk) {
+		return head // "… uses Python …": a name
+	}
+	return strings.ToLower(w[:1]) + head[1:]
 }
 
 // titleReleaseRes read a document title that names one release: "What’s New

@@ -118,6 +118,14 @@ func TestTitleRelease(t *testing.T) {
 			t.Errorf("read a quantified subject, a passive, an adverb as the verb, a lead-in or a preposition as object: %+v", x)
 		}
 	}
+	// A common word opening the sentence is lower-cased in the head; a
+	// word the page writes capitalized inside a sentence is a name.
+	cased := ExtractTitled("Frozen modules no longer define a __file__ attribute.\n\nLintwerk objects now support the context management protocol, as Lintwerk does.",
+		"What's New In Quill 3.4")
+	if !has(cased, "frozen modules (Quill 3.4)", "no longer define", "a __file__ attribute", KindRelease) ||
+		!has(cased, "Lintwerk objects (Quill 3.4)", "now support", "the context management protocol", KindRelease) {
+		t.Errorf("sentence case of heads: %s", show(cased))
+	}
 	if got := ExtractTitled(chunk, "Quill documentation"); len(filterKind(got, KindRelease)) != 0 {
 		t.Errorf("release facts without a release title: %s", show(got))
 	}
