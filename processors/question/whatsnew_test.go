@@ -30,7 +30,8 @@ const (
 // are not exactly the labelled set, and holds the usable share to 90% and
 // the count to the figure measured when the labels were written (26
 // questions, 24 usable, 1.72 per 1,000 words; before the title-release
-// reading of docs/methods.md, Release notes, the offline path asked 5 of them).
+// reading of release notes, docs/methods.md, The rule extractor, the
+// offline path asked 5 of them).
 func TestWhatsNewSample(t *testing.T) {
 	labels := readSampleLabels(t, whatsNewLabels)
 	pages, err := filepath.Glob(filepath.Join(whatsNewDir, "*.html"))
