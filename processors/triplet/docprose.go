@@ -692,3 +692,62 @@ func (x *sent) relativeDefinition(e int) int {
 // relativeDefinitionMax bounds the relative clause of a definition: longer
 // clauses are instructions or asides, and answers no one would repeat.
 const relativeDefinitionMax = 14
+
+// settingTerm is the term line of a reference entry for a setting or an
+// option: "client_min_messages (enum)", "work_mem (integer)", "--jobs=N".
+var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integer|string|enum|boolean|real|floating point|bool|int|float|list|size|duration)\)|(--?[a-zA-Z][\w-]*)(?:[= ][A-Z<\[][^ ]*)?)$`)
+
+// defaultRe finds the default a reference entry states: "The default is
+// NOTICE.", "The default value is 20480.", "Defaults to llvmjit." The value
+// runs to the end of the sentence.
+var defaultRe = regexp.MustCompile(`(?:^|[.!] )(?:The default(?: value| setting)? is|Defaults to) ([^;:]+?)\.(?:\s|$)`)
+
+// termDefaults reads the defaults of reference entries (docs/methods.md,
+// The rule extractor): a setting's term line, then, in the paragraphs up to
+// the next term line or heading, the sentence that states its default:
+// (client_min_messages, defaults to, NOTICE), kind verb, asked "What does
+// client_min_messages default to?". A value that is a behaviour ("to use
+// base 2**30 on 64-bit machines"), longer than six words, or followed by
+// "which"/"but" is cut or not read.
+func termDefaults(chunk string) []Triple {
+	lines := chunkLines(chunk)
+	var out []Triple
+	term := ""
+	for _, l := range lines {
+		if m := settingTerm.FindStringSubmatch(l.text); m != nil {
+			term = m[1] + m[2]
+			continue
+		}
+		if strings.HasPrefix(l.text, "#") {
+			term = "" // a heading ends the entry
+			continue
+		}
+		if term == "" || l.text == "" {
+			continue
+		}
+		m := defaultRe.FindStringSubmatchIndex(l.text)
+		if m == nil {
+			continue
+		}
+		v := l.text[m[2]:m[3]]
+		if i := strings.Index(v, ", "); i > 0 {
+			v = v[:i] // "'Default', which is a collection …"
+		}
+		w := strings.Fields(v)
+		if len(w) == 0 || len(w) > 6 || w[0] == "to" || w[0] == "that" || w[0] == "not" || functionWords[strings.ToLower(w[len(w)-1])] {
+			continue
+		}
+		start := m[0]
+		if start > 0 {
+			start += 2 // after ". "
+		}
+		end := m[1]
+		if end > 0 && (l.text[end-1] == ' ' || l.text[end-1] == '\n') {
+			end--
+		}
+		s := Sentence{Text: l.text[start:end], Start: l.start + start, End: l.start + end}
+		out = append(out, Triple{Head: term, Relation: "defaults to", Tail: v, Kind: KindVerb, Sentence: s})
+		term = "" // one default per entry
+	}
+	return out
+}

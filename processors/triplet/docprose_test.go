@@ -230,3 +230,31 @@ func TestExtractTitleAndCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestTermDefaults: the default a reference entry states, under the entry's
+// term line; not a behaviour, not a long phrase, not across a heading.
+func TestTermDefaults(t *testing.T) {
+	chunk := "quill_min_messages (enum)\n\n" +
+		"Controls which message levels are sent. Valid values are DEBUG, LOG and ERROR. The default is LOG. Note that LOG ranks here.\n\n" +
+		"quill_pending_limit (integer)\n\n" +
+		"Sets the maximum size of the pending list. The default is four megabytes (4MB). This setting can be overridden.\n\n" +
+		"quill_digits (integer)\n\n" +
+		"Sets the base. The default is to use base 2**30 on 64-bit machines.\n\n" +
+		"quill_zone (string)\n\n" +
+		"Sets the zone. The default value is 'Default', which is a collection that works in most of the world.\n\n" +
+		"--jobs=N\n\n" +
+		"Runs N jobs at once. Defaults to the number of processors that the machine has online at start.\n\n" +
+		"## Other settings\n\n" +
+		"The default is 20480.\n"
+	var got []string
+	for _, x := range termDefaults(chunk) {
+		got = append(got, x.Head+"|"+x.Tail)
+		if chunk[x.Sentence.Start:x.Sentence.End] != x.Sentence.Text || !strings.Contains(x.Sentence.Text, x.Tail) {
+			t.Errorf("sentence not verbatim or without its tail: %+v", x)
+		}
+	}
+	want := []string{"quill_min_messages|LOG", "quill_pending_limit|four megabytes (4MB)", "quill_zone|'Default'"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("defaults:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -95,6 +95,7 @@ func ExtractTitled(chunkText, title string) []Triple {
 	}
 	out = append(out, tableTriples(chunkText)...)
 	out = append(out, termTriples(chunkText)...)
+	out = append(out, termDefaults(chunkText)...)
 	out = append(out, releaseTriples(chunkText, title)...)
 	return dropAmbiguous(out)
 }
