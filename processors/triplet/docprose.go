@@ -130,6 +130,9 @@ func (x *sent) appositionDefinitions() []Triple {
 		if ns > 0 && x.lowerAt(ns-1) == "," || x.listBefore(ns) {
 			continue // an item of a list: "Acme, Beta, the …"
 		}
+		if x.exampleBefore(ns) {
+			continue // "for example in the case of … for B-trees, a signed integer": an ellipsis, not an apposition
+		}
 		if ns == 0 && x.tagAt(k+1) == "DT" && !x.closesApposition(k) {
 			continue // "Quill, the editor, is …" is read by the main clause
 		}
@@ -750,4 +753,20 @@ func termDefaults(chunk string) []Triple {
 		term = "" // one default per entry
 	}
 	return out
+}
+
+// exampleBefore reports "for example", "for instance", "e.g." or "such as"
+// before the token at i in its clause: what follows illustrates, often
+// leaving its verb out.
+func (x *sent) exampleBefore(i int) bool {
+	for k := i - 1; k >= 0; k-- {
+		switch w := x.lowerAt(k); {
+		case w == ";" || w == ":":
+			return false
+		case w == "example" && x.lowerAt(k-1) == "for", w == "instance" && x.lowerAt(k-1) == "for",
+			w == "e.g." || w == "e.g", w == "as" && x.lowerAt(k-1) == "such":
+			return true
+		}
+	}
+	return false
 }

@@ -258,3 +258,14 @@ func TestTermDefaults(t *testing.T) {
 		t.Errorf("defaults:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestExampleEllipsis: after "for example" a comma and a noun phrase leave
+// a verb out; they define nothing.
+func TestExampleEllipsis(t *testing.T) {
+	chunk := "Quill-trees require a comparison support function.\n\nUnlike search operators, support functions return whichever data type the particular index method expects; for example in the case of the comparison function for Quill-trees, a signed integer."
+	for _, x := range Extract(chunk) {
+		if x.Tail == "a signed integer" {
+			t.Errorf("read an ellipsis as a definition: %s", show([]Triple{x}))
+		}
+	}
+}

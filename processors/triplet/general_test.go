@@ -120,6 +120,10 @@ func TestExtractGeneral(t *testing.T) {
 		// a name the tagger misreads as a plural is still a name.
 		{"Candidates included Quill’s cond and 16 other variations.", "", "", "", ""},
 		{"Vik took up the position on 5 January 2026.", "Vik", "took up on", "5 January 2026", KindVerb},
+		// After "for example" a comma and a noun phrase are an ellipsis.
+		{"Quill-trees require a comparison support function.\n\nUnlike search operators, support functions return whichever data type the particular index method expects; for example in the case of the comparison function for Quill-trees, a signed integer.",
+			"Quill-trees", "require", "a comparison support function", KindVerb},
+		{"The parser was written by Lintwerk, a Fjord company.", "Lintwerk", "is", "a Fjord company", KindCopula},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},

@@ -139,6 +139,17 @@ func (w *textWriter) walk(n *html.Node) {
 			w.children(n) // its cells are blocks
 			w.flush()
 			return
+		case n.DataAtom == atom.Pre:
+			// Program listings and examples: a fenced block, kept line by
+			// line, that the sentence reader leaves out (code states no
+			// fact in prose) and the chunker keeps with its paragraph.
+			w.flush()
+			if code := preText(n, w.drop); code != "" {
+				w.paras = append(w.paras, "```\n"+code+"\n```")
+				w.levels = append(w.levels, 0)
+			}
+			w.prefix = ""
+			return
 		case n.DataAtom == atom.Table:
 			w.flush()
 			if t := tableText(n, w.drop); t != "" {
@@ -197,6 +208,39 @@ func (w *textWriter) flush() {
 }
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// preText is the text of a <pre> block with its lines kept: blank lines and
+// trailing spaces go (a blank line would end the fenced paragraph), and a
+// line of backquotes that would close the fence early is left out.
+func preText(n *html.Node, drop map[*html.Node]bool) string {
+	var b strings.Builder
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+			return
+		}
+		if n.Type == html.ElementNode && (skipped[n.DataAtom] || hidden(n) || drop[n]) {
+			return
+		}
+		if n.Type == html.ElementNode && n.DataAtom == atom.Br {
+			b.WriteString("\n")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+	}
+	rec(n)
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(b.String(), "\r", ""), "\n") {
+		l = strings.TrimRight(l, " \t")
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "```") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
+}
 
 // inlineText is all visible text under n that drop does not leave out
 // (drop may be nil).
