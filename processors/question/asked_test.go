@@ -340,6 +340,11 @@ func TestTableRowsNamed(t *testing.T) {
 			`What is the speedup of pi in "Decimal"?`},
 		{"MAX_PREC", "Limit", "425000000", "## API changes\n\n- The C module has these context limits, depending on the machine:\n\n| Name | Limit |\n|---|---|\n| MAX_PREC | 425000000 |\n",
 			`What is the limit of MAX_PREC in "API changes"?`},
+		// A title-cased header is lower-cased word by word; a row that
+		// describes what it does names nothing.
+		{"overlaps", "Strategy Number", "3", "## Two-Dimensional Fjord Strategies\n\n| Operation | Strategy Number |\n|---|---|\n| overlaps | 3 |\n",
+			`What is the strategy number of overlaps in "Two-Dimensional Fjord Strategies"?`},
+		{"Compute the 32-bit hash value for a key", "Support Number", "1", "## Quill Support Functions\n\n| Function | Support Number |\n|---|---|\n| Compute the 32-bit hash value for a key | 1 |\n", ""},
 		// A header that is no noun is not asked with "What is the …".
 		{"MAX_PREC", "64-bit", "999999999999999999", "## Context limits\n\n| Name | 64-bit |\n|---|---|\n| MAX_PREC | 999999999999999999 |\n", ""},
 	} {

@@ -396,7 +396,10 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 		}
 		return "In \"" + caption + "\", what was the figure for " + lowerFirst(row) + " in " + column + "?", true
 	}
-	q := "What is the " + lowerFirst(column) + " of " + row + " in \"" + caption + "\""
+	if f := strings.Fields(row); len(f) > 6 || len(f) > 1 && imperativeRow(f[0]) {
+		return "", false // "Compute the 32-bit hash value for a key": a description, not a name
+	}
+	q := "What is the " + lowerHeader(column) + " of " + row + " in \"" + caption + "\""
 	return q + "?", true
 }
 
@@ -441,6 +444,29 @@ func lowerFirst(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// lowerHeader lower-cases each word of a title-cased column header that
+// is a plain word ("Strategy Number" → "strategy number"), keeping
+// acronyms and names of two capitals ("NOK", "PostgreSQL").
+func lowerHeader(s string) string {
+	f := strings.Fields(s)
+	for i, w := range f {
+		f[i] = lowerFirst(w)
+	}
+	return strings.Join(f, " ")
+}
+
+// imperativeRow: a row name opening with a verb in the imperative
+// ("Compute …", "Return …") describes what the row does.
+func imperativeRow(w string) bool {
+	switch strings.ToLower(w) {
+	case "compute", "return", "returns", "check", "checks", "determine", "determines", "get", "gets", "set", "sets",
+		"test", "tests", "create", "creates", "build", "builds", "convert", "converts", "extract", "extracts", "compare",
+		"compares", "fetch", "fetches", "find", "finds", "make", "makes", "use", "uses", "perform", "performs":
+		return true
+	}
+	return false
 }
 
 var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+(?:\.\d+)*[.:]?\s*(?:[–—:-]\s*)?`)
