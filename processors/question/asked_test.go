@@ -344,6 +344,8 @@ func TestTableRowsNamed(t *testing.T) {
 		// describes what it does names nothing.
 		{"overlaps", "Strategy Number", "3", "## Two-Dimensional Fjord Strategies\n\n| Operation | Strategy Number |\n|---|---|\n| overlaps | 3 |\n",
 			`What is the strategy number of overlaps in "Two-Dimensional Fjord Strategies"?`},
+		{"does not extend to right of", "Strategy Number", "2", "## Two-Dimensional Fjord Strategies\n\n| Operation | Strategy Number |\n|---|---|\n| does not extend to right of | 2 |\n",
+			`What is the strategy number of "does not extend to right of" in "Two-Dimensional Fjord Strategies"?`},
 		{"Compute the 32-bit hash value for a key", "Support Number", "1", "## Quill Support Functions\n\n| Function | Support Number |\n|---|---|\n| Compute the 32-bit hash value for a key | 1 |\n", ""},
 		// A header that is no noun is not asked with "What is the …".
 		{"MAX_PREC", "64-bit", "999999999999999999", "## Context limits\n\n| Name | 64-bit |\n|---|---|\n| MAX_PREC | 999999999999999999 |\n", ""},

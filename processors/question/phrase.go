@@ -399,6 +399,9 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	if f := strings.Fields(row); len(f) > 6 || len(f) > 1 && imperativeRow(f[0]) {
 		return "", false // "Compute the 32-bit hash value for a key": a description, not a name
 	}
+	if f := strings.Fields(row); len(f) > 1 && plainWords(row) {
+		row = "\"" + row + "\"" // "does not extend to right of": a phrase the table names, quoted
+	}
 	q := "What is the " + lowerHeader(column) + " of " + row + " in \"" + caption + "\""
 	return q + "?", true
 }
@@ -455,6 +458,17 @@ func lowerHeader(s string) string {
 		f[i] = lowerFirst(w)
 	}
 	return strings.Join(f, " ")
+}
+
+// plainWords: lower-case words of letters and hyphens only, no name, number
+// or code ("does not extend to right of").
+func plainWords(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLower(r) && r != ' ' && r != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // imperativeRow: a row name opening with a verb in the imperative
