@@ -181,11 +181,28 @@ func sentenceCase(head, chunk string) string {
 			return head // a name written as one: "ImportError", "SMTP", "lz4"
 		}
 	}
-	midRe := regexp.MustCompile(`[a-z,;] ` + regexp.QuoteMeta(w) + `\b`)
-	if midRe.MatchString(chunk) {
+	if midSentence(chunk, w) {
 		return head // "… uses Python …": a name
 	}
 	return strings.ToLower(w[:1]) + head[1:]
+}
+
+// midSentence reports whether chunk writes w as a word after a lower-case
+// letter, a comma or a semicolon and a space: inside a sentence.
+func midSentence(chunk, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(chunk[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(w)
+		if i >= 2 && chunk[i-1] == ' ' && (chunk[i-2] >= 'a' && chunk[i-2] <= 'z' || chunk[i-2] == ',' || chunk[i-2] == ';') &&
+			(end == len(chunk) || !unicode.IsLetter(rune(chunk[end])) && !unicode.IsDigit(rune(chunk[end]))) {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // titleReleaseRes read a document title that names one release: "What’s New
