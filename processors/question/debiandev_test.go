@@ -1,13 +1,6 @@
 package question_test
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-	"testing"
-
-	"github.com/robustream/robustream/schemas"
-)
+import "testing"
 
 // The Debian development sample (testdata/debian-dev/SOURCES.md): README
 // files of Debian packages other than the held-out ones, which the rule
@@ -34,38 +27,7 @@ func TestDebianDev(t *testing.T) {
 	for _, d := range docs {
 		words += d.words
 	}
-	qs := build(t, docs).Active()
-	slices.SortFunc(qs, func(a, b *schemas.Question) int { return strings.Compare(a.QuestionID, b.QuestionID) })
-	seen := map[string]bool{}
-	var unlabelled []string
-	usable, total := 0, 0
-	for _, q := range qs {
-		key := "prose/" + q.QuestionID
-		seen[key] = true
-		l, ok := labels[key]
-		if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
-			unlabelled = append(unlabelled, fmt.Sprintf("prose\t%s\t%s\t%s\t?\t", q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
-			continue
-		}
-		total++
-		if l.label == "ok" {
-			usable++
-		}
-		if *showCorpus {
-			t.Logf("%s %q → %q %s", l.label, q.Question, q.Answer, l.reason)
-		}
-	}
-	var stale []string
-	for k, l := range labels {
-		if !seen[k] {
-			stale = append(stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
-		}
-	}
-	slices.Sort(stale)
-	if len(unlabelled) > 0 || len(stale) > 0 {
-		t.Fatalf("the questions differ from %s: %d without a label:\n%s\n%d labelled but no longer asked (remove them):\n%s",
-			devLabels, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
-	}
+	usable, total := checkLabelled(t, devLabels, "prose", build(t, docs).Active(), labels)
 	per1k := 1000 * float64(usable) / float64(words)
 	t.Logf("Debian development sample: %d words, %d questions, %d usable (%.0f%%), %.2f usable per 1,000 words",
 		words, total, usable, 100*float64(usable)/float64(max(total, 1)), per1k)

@@ -59,6 +59,45 @@ func readSampleLabels(t *testing.T, path string) map[string]heldoutLabel {
 	return out
 }
 
+// checkLabelled holds the questions of one labelled sample to its labels
+// (part is the labels' first column): it fails the test, naming them, when
+// a question has no label or a label no question, and returns how many
+// questions are labelled and how many of them usable.
+func checkLabelled(t *testing.T, path, part string, qs []*schemas.Question, labels map[string]heldoutLabel) (usable, total int) {
+	t.Helper()
+	slices.SortFunc(qs, func(a, b *schemas.Question) int { return strings.Compare(a.QuestionID, b.QuestionID) })
+	seen := map[string]bool{}
+	var unlabelled []string
+	for _, q := range qs {
+		key := part + "/" + q.QuestionID
+		seen[key] = true
+		l, ok := labels[key]
+		if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
+			unlabelled = append(unlabelled, fmt.Sprintf("%s\t%s\t%s\t%s\t?\t", part, q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
+			continue
+		}
+		total++
+		if l.label == "ok" {
+			usable++
+		}
+		if *showCorpus {
+			t.Logf("%s %q → %q %s", l.label, q.Question, q.Answer, l.reason)
+		}
+	}
+	var stale []string
+	for k, l := range labels {
+		if !seen[k] {
+			stale = append(stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
+		}
+	}
+	slices.Sort(stale)
+	if len(unlabelled) > 0 || len(stale) > 0 {
+		t.Fatalf("the questions differ from %s: %d without a label:\n%s\n%d labelled but no longer asked (remove them):\n%s",
+			path, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
+	}
+	return usable, total
+}
+
 // TestDebianHeldout regenerates the questions of the held-out documents
 // through the real chunk, triplet and question stages, fails when they are
 // not exactly the labelled set, and prints and checks the usable share (all

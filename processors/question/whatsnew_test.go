@@ -1,10 +1,8 @@
 package question_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -61,38 +59,7 @@ func TestWhatsNewSample(t *testing.T) {
 			apply(k, &schemas.Triplet{End: true, ChunkID: c, DocID: id, DocVersion: 1, Chunks: uint32(len(pieces))})
 		}
 	}
-	qs := k.Active()
-	slices.SortFunc(qs, func(a, b *schemas.Question) int { return strings.Compare(a.QuestionID, b.QuestionID) })
-	seen := map[string]bool{}
-	var unlabelled []string
-	usable, total := 0, 0
-	for _, q := range qs {
-		key := "whatsnew/" + q.QuestionID
-		seen[key] = true
-		l, ok := labels[key]
-		if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
-			unlabelled = append(unlabelled, fmt.Sprintf("whatsnew\t%s\t%s\t%s\t?\t", q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
-			continue
-		}
-		total++
-		if l.label == "ok" {
-			usable++
-		}
-		if *showCorpus {
-			t.Logf("%s %q → %q %s", l.label, q.Question, q.Answer, l.reason)
-		}
-	}
-	var stale []string
-	for key, l := range labels {
-		if !seen[key] {
-			stale = append(stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
-		}
-	}
-	slices.Sort(stale)
-	if len(unlabelled) > 0 || len(stale) > 0 {
-		t.Fatalf("the questions differ from %s: %d without a label:\n%s\n%d labelled but no longer asked (remove them):\n%s",
-			whatsNewLabels, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
-	}
+	usable, total := checkLabelled(t, whatsNewLabels, "whatsnew", k.Active(), labels)
 	per1k := 1000 * float64(usable) / float64(words)
 	t.Logf("Python What's New sample: %d words, %d questions, %d usable (%.0f%%), %.2f usable per 1,000 words",
 		words, total, usable, 100*float64(usable)/float64(max(total, 1)), per1k)

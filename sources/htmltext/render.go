@@ -213,26 +213,8 @@ func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 // trailing spaces go (a blank line would end the fenced paragraph), and a
 // line of backquotes that would close the fence early is left out.
 func preText(n *html.Node, drop map[*html.Node]bool) string {
-	var b strings.Builder
-	var rec func(*html.Node)
-	rec = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-			return
-		}
-		if n.Type == html.ElementNode && (skipped[n.DataAtom] || hidden(n) || drop[n]) {
-			return
-		}
-		if n.Type == html.ElementNode && n.DataAtom == atom.Br {
-			b.WriteString("\n")
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			rec(c)
-		}
-	}
-	rec(n)
 	var lines []string
-	for _, l := range strings.Split(strings.ReplaceAll(b.String(), "\r", ""), "\n") {
+	for _, l := range strings.Split(strings.ReplaceAll(visibleText(n, drop, "\n"), "\r", ""), "\n") {
 		l = strings.TrimRight(l, " \t")
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "```") {
 			continue
@@ -244,7 +226,11 @@ func preText(n *html.Node, drop map[*html.Node]bool) string {
 
 // inlineText is all visible text under n that drop does not leave out
 // (drop may be nil).
-func inlineText(n *html.Node, drop map[*html.Node]bool) string {
+func inlineText(n *html.Node, drop map[*html.Node]bool) string { return visibleText(n, drop, " ") }
+
+// visibleText is all visible text under n that drop does not leave out, a
+// <br> written as br.
+func visibleText(n *html.Node, drop map[*html.Node]bool, br string) string {
 	var b strings.Builder
 	var rec func(*html.Node)
 	rec = func(n *html.Node) {
@@ -256,7 +242,7 @@ func inlineText(n *html.Node, drop map[*html.Node]bool) string {
 			return
 		}
 		if n.Type == html.ElementNode && n.DataAtom == atom.Br {
-			b.WriteString(" ")
+			b.WriteString(br)
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			rec(c)
