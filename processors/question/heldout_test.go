@@ -59,43 +59,70 @@ func readSampleLabels(t *testing.T, path string) map[string]heldoutLabel {
 	return out
 }
 
-// checkLabelled holds the questions of one labelled sample to its labels
-// (part is the labels' first column): it fails the test, naming them, when
-// a question has no label or a label no question, and returns how many
-// questions are labelled and how many of them usable.
-func checkLabelled(t *testing.T, path, part string, qs []*schemas.Question, labels map[string]heldoutLabel) (usable, total int) {
+// labelDiff is how a sample's questions compare with its labels.
+type labelDiff struct {
+	part          string
+	usable, total int                 // labelled questions, and the usable ones
+	unlabelled    []*schemas.Question // asked, with no label (or a label of other words)
+	stale         []string            // labelled, no longer asked: part, id, question
+}
+
+// compareLabels compares the questions of one part of a labelled sample
+// (the labels' first column) with the labels of that part.
+func compareLabels(t *testing.T, part string, qs []*schemas.Question, labels map[string]heldoutLabel) labelDiff {
 	t.Helper()
 	slices.SortFunc(qs, func(a, b *schemas.Question) int { return strings.Compare(a.QuestionID, b.QuestionID) })
+	d := labelDiff{part: part}
 	seen := map[string]bool{}
-	var unlabelled []string
 	for _, q := range qs {
 		key := part + "/" + q.QuestionID
 		seen[key] = true
 		l, ok := labels[key]
 		if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
-			unlabelled = append(unlabelled, fmt.Sprintf("%s\t%s\t%s\t%s\t?\t", part, q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
+			d.unlabelled = append(d.unlabelled, q)
 			continue
 		}
-		total++
+		d.total++
 		if l.label == "ok" {
-			usable++
+			d.usable++
 		}
 		if *showCorpus {
-			t.Logf("%s %q → %q %s", l.label, q.Question, q.Answer, l.reason)
+			t.Logf("%s %s %q → %q %s", part, l.label, q.Question, q.Answer, l.reason)
 		}
 	}
-	var stale []string
 	for k, l := range labels {
-		if !seen[k] {
-			stale = append(stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
+		if l.part == part && !seen[k] {
+			d.stale = append(d.stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
 		}
 	}
-	slices.Sort(stale)
+	slices.Sort(d.stale)
+	return d
+}
+
+// failOnDiff fails the test, naming each question without a label (as a
+// labels.tsv row to fill in) and each label without a question.
+func failOnDiff(t *testing.T, path string, ds ...labelDiff) {
+	t.Helper()
+	var unlabelled, stale []string
+	for _, d := range ds {
+		for _, q := range d.unlabelled {
+			unlabelled = append(unlabelled, fmt.Sprintf("%s\t%s\t%s\t%s\t?\t", d.part, q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
+		}
+		stale = append(stale, d.stale...)
+	}
 	if len(unlabelled) > 0 || len(stale) > 0 {
-		t.Fatalf("the questions differ from %s: %d without a label:\n%s\n%d labelled but no longer asked (remove them):\n%s",
+		t.Fatalf("the questions differ from %s: %d without a label (label each by reading it against its document):\n%s\n%d labelled but no longer asked (remove them):\n%s",
 			path, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
 	}
-	return usable, total
+}
+
+// checkLabelled holds the questions of a one-part sample to its labels and
+// returns how many are labelled and how many of them usable.
+func checkLabelled(t *testing.T, path, part string, qs []*schemas.Question, labels map[string]heldoutLabel) (usable, total int) {
+	t.Helper()
+	d := compareLabels(t, part, qs, labels)
+	failOnDiff(t, path, d)
+	return d.usable, d.total
 }
 
 // TestDebianHeldout regenerates the questions of the held-out documents
@@ -104,8 +131,8 @@ func checkLabelled(t *testing.T, path, part string, qs []*schemas.Question, labe
 // parts) and the usable questions per 1,000 words (prose part).
 func TestDebianHeldout(t *testing.T) {
 	labels := readSampleLabels(t, heldoutLabels)
-	seen := map[string]bool{}
-	var unlabelled, evidence []string
+	var diffs []labelDiff
+	var evidence []string
 	usable, total := 0, 0
 	perPart := map[string][2]int{} // usable, questions
 	words := map[string]int{}
@@ -114,38 +141,15 @@ func TestDebianHeldout(t *testing.T) {
 		for _, d := range docs {
 			words[part] += d.words
 		}
-		qs := build(t, docs).Active()
-		slices.SortFunc(qs, func(a, b *schemas.Question) int { return strings.Compare(a.QuestionID, b.QuestionID) })
-		for _, q := range qs {
-			key := part + "/" + q.QuestionID
-			seen[key] = true
-			l, ok := labels[key]
-			if !ok || l.question != tsvField(q.Question) || l.answer != tsvField(q.Answer) {
-				unlabelled = append(unlabelled, fmt.Sprintf("%s\t%s\t%s\t%s\t?\t", part, q.QuestionID, tsvField(q.Question), tsvField(q.Answer)))
-				evidence = append(evidence, fmt.Sprintf("## %s/%s (%s, %s)\nQ: %s\nA: %s\nEvidence:\n%s\n",
-					part, q.QuestionID, q.DocID, q.Pattern, q.Question, q.Answer, strings.Join(q.GTChunks, "\n---\n")))
-				continue
-			}
-			total++
-			c := perPart[part]
-			c[1]++
-			if l.label == "ok" {
-				usable++
-				c[0]++
-			}
-			perPart[part] = c
-			if *showCorpus {
-				t.Logf("%s %s %q → %q %s", part, l.label, q.Question, q.Answer, l.reason)
-			}
+		d := compareLabels(t, part, build(t, docs).Active(), labels)
+		diffs = append(diffs, d)
+		for _, q := range d.unlabelled {
+			evidence = append(evidence, fmt.Sprintf("## %s/%s (%s, %s)\nQ: %s\nA: %s\nEvidence:\n%s\n",
+				part, q.QuestionID, q.DocID, q.Pattern, q.Question, q.Answer, strings.Join(q.GTChunks, "\n---\n")))
 		}
+		usable, total = usable+d.usable, total+d.total
+		perPart[part] = [2]int{d.usable, d.total}
 	}
-	var stale []string
-	for k, l := range labels {
-		if !seen[k] {
-			stale = append(stale, fmt.Sprintf("%s\t%s\t%s", l.part, l.id, l.question))
-		}
-	}
-	slices.Sort(stale)
 	// For labelling: ROBUSTREAM_HELDOUT_EVIDENCE=FILE writes each
 	// unlabelled question with its document and ground-truth chunks.
 	if p := os.Getenv("ROBUSTREAM_HELDOUT_EVIDENCE"); p != "" && len(evidence) > 0 {
@@ -153,10 +157,7 @@ func TestDebianHeldout(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if len(unlabelled) > 0 || len(stale) > 0 {
-		t.Fatalf("the questions differ from %s: %d without a label (label each by reading it against its document):\n%s\n%d labelled but no longer asked (remove them):\n%s",
-			heldoutLabels, len(unlabelled), strings.Join(unlabelled, "\n"), len(stale), strings.Join(stale, "\n"))
-	}
+	failOnDiff(t, heldoutLabels, diffs...)
 	prose := perPart["prose"]
 	per1k := 1000 * float64(prose[0]) / float64(words["prose"])
 	t.Logf("held-out Debian sample: %d questions, %d usable (%.0f%%); prose: %d words, %d questions, %d usable, %.2f usable per 1,000 words; relnotes: %d words, %d questions, %d usable",
