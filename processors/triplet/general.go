@@ -245,9 +245,17 @@ func phrasalParticiple(p string) string {
 // bareReleaseRe: a version or release number with no name before it.
 var bareReleaseRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:version|release|v\.?|rev\.?|revision)\s*\d[\w.-]*$`)
 
+// numberHeads are number words that open a sentence about a value just
+// described ("Zero disables the warning", "One means …"): no subject.
+var numberHeads = set("zero", "one", "two", "three", "four", "five", "none", "both", "all")
+
 // bareRelease reports a head that is a version number alone ("Version 1",
-// "release 2.4"): a question about it would not say of what.
-func bareRelease(head string) bool { return bareReleaseRe.MatchString(strings.TrimSpace(head)) }
+// "release 2.4") or a number word ("Zero"): a question about it would not
+// say of what.
+func bareRelease(head string) bool {
+	h := strings.TrimSpace(head)
+	return bareReleaseRe.MatchString(h) || numberHeads[strings.ToLower(h)]
+}
 
 // referenceNouns are documents and records known by a number ("PEP 393",
 // "RFC 4880", "bug #1234"): "the PEP" is the one just mentioned.

@@ -124,6 +124,8 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quill-trees require a comparison support function.\n\nUnlike search operators, support functions return whichever data type the particular index method expects; for example in the case of the comparison function for Quill-trees, a signed integer.",
 			"Quill-trees", "require", "a comparison support function", KindVerb},
 		{"The parser was written by Lintwerk, a Fjord company.", "Lintwerk", "is", "a Fjord company", KindCopula},
+		// A number word as subject is a value of the setting just described.
+		{"Zero disables the Fjord warning.", "", "", "", ""},
 		// A version with no name says not of what.
 		{"Version 1, described in a paper, was released to a few external users in June 1989.", "", "", "", ""},
 		{"Quill Desktop was released to a few external users in June 1989.", "Quill Desktop", "was released in", "June 1989", KindVerb},
