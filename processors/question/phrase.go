@@ -125,7 +125,7 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 				return "Since which version " + be + " " + subject + " " + participle + "?", true
 			}
 			return "In which version " + be + " " + subject + " " + participle + "?", true
-		case kind == answerPath && (last == "in" || last == "at" || last == "under" || last == "into"):
+		case kind == answerPath && (last == "in" || last == "at" || last == "under" || last == "into" || last == "as"):
 			// "is installed in /usr/lib/foo": "Where is X installed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
 		case (last == "in" || last == "at") && placeParticiples[participle] && kind == answerThing,
@@ -134,9 +134,9 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 			// "was developed at the University of Bergen", "is available
 			// from https://…": "Where was X developed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
-		case last == "in" || last == "under" || last == "on" || last == "to" || last == "into":
+		case last == "in" || last == "under" || last == "on" || last == "to" || last == "into" || last == "for":
 			// "What is Wget written in?", "What is Valgrind licensed under?",
-			// "What was Python updated to?"
+			// "What was Python updated to?", "What is Quill designed for?"
 			return "What " + be + " " + subject + " " + participle + " " + last + "?", true
 		}
 		return "", false
@@ -283,6 +283,14 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 		// "What is GNU findutils part of?"
 		return "What " + be + " " + subject + " part of?", true
 	}
+	if len(f) == 3 && complementAdjectives[f[1]] {
+		if f[1] == "available" {
+			// "Quill is available from https://…": where to get it
+			return "Where " + be + " " + subject + " available?", true
+		}
+		// "What is the Incoming system responsible for?"
+		return "What " + be + " " + subject + " " + f[1] + " " + f[2] + "?", true
+	}
 	if len(f) > 1 {
 		return "", false
 	}
@@ -306,6 +314,12 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 	}
 	return Single(head, relation, tail, sentence, asOf)
 }
+
+// complementAdjectives take the prepositional complement a copula fact
+// states ("is responsible for", "is compatible with"; the rule extractor's
+// adjectiveComplement).
+var complementAdjectives = toSet(`responsible compatible equivalent similar identical short specific due dependent
+available native analogous superior useful suitable necessary required`)
 
 // locativeQuestions ask where an organisation is.
 var locativeQuestions = map[string]string{"based in": "based", "headquartered in": "headquartered",

@@ -110,6 +110,8 @@ func regularPast(v string) string {
 	switch {
 	case strings.HasSuffix(s, "c"), strings.HasSuffix(s, "v"), strings.HasSuffix(s, "z"), strings.HasSuffix(s, "u"),
 		strings.HasSuffix(s, "g") && !strings.HasSuffix(s, "ng"),
+		// "changed", "arranged", "challenged", "plunged"; not "banged", "belonged"
+		(strings.HasSuffix(s, "ang") || strings.HasSuffix(s, "eng") || strings.HasSuffix(s, "ung")) && !bareNg[s],
 		strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"),
 		strings.HasSuffix(s, "at"), strings.HasSuffix(s, "ut"), strings.HasSuffix(s, "ot"), strings.HasSuffix(s, "let"),
 		strings.HasSuffix(s, "ir"), strings.HasSuffix(s, "ur"), strings.HasSuffix(s, "bin"):
@@ -117,6 +119,9 @@ func regularPast(v string) string {
 	}
 	return s
 }
+
+// bareNg are verbs in -ng whose past keeps no silent e.
+var bareNg = toSet(`bang hang clang twang pang gang whang`)
 
 // thirdPerson undoes the present "-s": "launches" → "launch", "produces" →
 // "produce", "carries" → "carry".

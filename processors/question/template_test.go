@@ -103,7 +103,8 @@ func TestLemmas(t *testing.T) {
 		"raised": "raise", "received": "receive", "issued": "issue", "distributed": "distribute",
 		"employed": "employ", "reported": "report", "delivered": "deliver", "sold": "sell", "bought": "buy",
 		"won": "win", "rose to": "rise to", "fell to": "fall to", "merged with": "merge with",
-		"secured": "secure", "declined to": "decline to", "eased to": "ease to", "managed": "manage"} {
+		"secured": "secure", "declined to": "decline to", "eased to": "ease to", "managed": "manage",
+		"changed": "change", "arranged": "arrange", "challenged": "challenge", "plunged": "plunge", "banged": "bang", "belonged": "belong"} {
 		f(rel, lemma, true)
 	}
 	for rel, lemma := range map[string]string{"produces": "produce", "launches": "launch", "owns": "own",

@@ -271,6 +271,9 @@ func questionNamed(q string) bool {
 		if unnamed[first] || first == "to" || ts[i].Tag == "PRP" {
 			return false
 		}
+		if definedTerm(ts, i) {
+			return true // "What is a debug package?": a term the documents define
+		}
 		if imperatives[first] || imperatives[strings.TrimSuffix(first, "s")] || imperatives[strings.TrimSuffix(first, "es")] {
 			if i+1 >= len(ts) || !isCapitalized(ts[i+1].Text) && !isOption(ts[i+1].Text) {
 				return false
@@ -297,6 +300,32 @@ func questionNamed(q string) bool {
 		}
 	}
 	return false
+}
+
+// definedTerm: "What is a debug package?", the question a term's
+// definition answers: "What is" or "What are", then "a" or "an" and at most
+// four words that are neither pronouns nor function words, up to the
+// question mark.
+func definedTerm(ts []tag.Token, i int) bool {
+	if i != 2 || !strings.EqualFold(ts[0].Text, "what") || !strings.EqualFold(ts[1].Text, "is") {
+		return false
+	}
+	if a := strings.ToLower(ts[i].Text); a != "a" && a != "an" {
+		return false
+	}
+	words := ts[i+1:]
+	if len(words) > 0 && words[len(words)-1].Text == "?" {
+		words = words[:len(words)-1]
+	}
+	if len(words) < 2 || len(words) > 4 {
+		return false
+	}
+	for _, w := range words {
+		if unnamed[strings.ToLower(w.Text)] || dangling[strings.ToLower(w.Text)] || !strings.HasPrefix(w.Tag, "NN") && !strings.HasPrefix(w.Tag, "JJ") && w.Tag != "VBG" && w.Tag != "VBN" {
+			return false
+		}
+	}
+	return true
 }
 
 // programRe: "the cksum command", "the 'r' command".

@@ -55,8 +55,18 @@ var fileExtensions = set("conf", "cfg", "ini", "txt", "md", "rst", "html", "xml"
 // documentation vocabulary that the news-trained model reads as a plural
 // noun after a subject ("GCC on AIX defaults/NNS to 32 bit") is a verb.
 func retagDoc(ts []tok) {
+	finite := false // a finite verb seen before i
 	for i := range ts {
 		t := &ts[i]
+		if finite && t.tag == "VBZ" && strings.HasSuffix(t.lower, "s") && i > 1 && isProper(ts[i-1].tag) &&
+			(ts[i-2].tag == "DT" || isAdj(ts[i-2].tag) || ts[i-2].tag == "NN") {
+			// "changed the default Fjord settings/VBZ to …": a plural
+			// noun inside the object, not a second verb
+			t.tag = "NNS"
+		}
+		if t.tag == "VBD" || t.tag == "VBZ" || t.tag == "VBP" {
+			finite = true
+		}
 		switch {
 		case codeToken(t.text):
 			t.tag, t.name = "NNP", true

@@ -173,6 +173,11 @@ type sent struct {
 	// subjNamed: the main clause's subject is a name, so a plain object
 	// of its verb is a fact about something specific.
 	subjNamed bool
+	// weakHead: the subject is named only by the capital of the sentence's
+	// first word ("Release tarballs are available from …"), which the
+	// chunk writes nowhere else; the newer, broader readings
+	// (adjectiveComplement, purpose) do not take it as a name.
+	weakHead bool
 }
 
 func (x *sent) str(i, j int) string { return x.s[x.ts[i].start:x.ts[j-1].end] }
@@ -275,8 +280,19 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if named && x.ts[hs].lower == "the" && x.tagAt(hs+1) == "CD" && !x.ts[hs+1].named() {
 		named = false // "The two Perl scripts use …": the ones just mentioned
 	}
+	if named && (x.ts[hs].lower == "a" || x.ts[hs].lower == "an") {
+		named = false // "A new Windows-only codec has been added": one thing introduced, not named
+	}
+	if named && hs == 0 && x.weakName(he, r) {
+		x.weakHead = true
+	}
 	if named && he-hs == 2 && x.ts[hs].lower == "the" && versionedName(x.ts[hs+1].text) {
 		head = x.str(hs+1, he) // "The Nettle-3.5.1 corrects …": no article before a release
+	}
+	if !named && hs == 0 {
+		if t := x.termDefinition(); t != nil {
+			return append(out, *t) // "A debug package is a package that …"
+		}
 	}
 	if !named && r.docTopic != "" && x.genericSubject(hs, he) {
 		// "This package provides …" in a chunk about one package
@@ -417,7 +433,7 @@ func (x *sent) np(i int) int {
 	for j < len(x.ts) {
 		t := x.ts[j]
 		switch {
-		case strings.HasPrefix(t.text, "<") || strings.Contains(t.text, "@"):
+		case strings.HasPrefix(t.text, "<") || strings.Contains(t.text, "@") && j > i:
 			goto done // "Kirill Simonov <xi@example.net>": an address after a name
 		case isNoun(t.tag) || t.tag == "CD" || t.tag == "$" || t.tag == "FW":
 			last = j
@@ -812,6 +828,11 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 	return x.transitive(head, verb, i, j, introDate)
 }
 
+// changeVerbs set their object to a new state, said after "to": "changed
+// the default IPQoS settings to use DSCP AF21" asks nothing without it.
+var changeVerbs = set("changed", "changes", "change", "modified", "modifies", "switched", "switches", "altered",
+	"alters", "adjusted", "adjusts", "set", "sets", "updated", "updates", "moved", "moves", "converted", "converts")
+
 // conditional opens a clause that holds only under a condition.
 var conditional = set("if", "unless", "when", "whenever", "whether")
 
@@ -836,6 +857,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			return []Triple{{Head: head, Relation: be + " worth", Tail: x.str(k+1, e), Kind: KindCopula}}
 		}
 		return nil
+	}
+	if t := x.adjectiveComplement(head, be, k); t != nil {
+		return t
 	}
 	e := x.np(k)
 	if e == k {
@@ -910,6 +934,20 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 	// distributed freely by": the first participle is asked.
 	j = x.skipParticiples(j)
 	p := x.lowerAt(j)
+	switch p {
+	case "for":
+		// "Wget has been designed for robustness over slow network
+		// connections": what the subject is for
+		if purposeParticiples[participle] {
+			return x.purpose(head, be+" "+participle+" for", j+1)
+		}
+	case "as":
+		// "The NEWS.Debian file is installed as /usr/share/doc/…": the
+		// path it takes
+		if e := x.np(j + 1); e == j+2 && codeToken(x.ts[j+1].text) && x.closes(e) {
+			return []Triple{{Head: head, Relation: be + " " + participle + " as", Tail: x.str(j+1, e), Kind: KindVerb}}
+		}
+	}
 	switch p {
 	case "to", "into", "as":
 		if e := x.np(j + 1); p == "to" && upgradeParticiples[participle] && e > j+1 && x.hasProper(j+1, e) && x.hasNumber(j+1, e) && x.closes(e) && !x.listAfter(e) {
@@ -992,6 +1030,9 @@ func (x *sent) measure(head, verb string, j int) []Triple {
 // transitive reads the object of an active verb at i (its particle ending
 // before j), and a date that dates the event.
 func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []Triple) {
+	if x.lowerAt(j) == "a" && x.lowerAt(j+1) == "total" && x.lowerAt(j+2) == "of" && x.tagAt(j+3) == "CD" {
+		j += 3 // "supports a total of ten architectures": the count is the object
+	}
 	obj := j
 	if x.lowerAt(j) == "up" && x.lowerAt(j+1) == "to" && x.subjNamed {
 		// "Quill supports up to 64 connections": a limit
@@ -1085,6 +1126,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			e = full
 		}
 		obj = e
+		if changeVerbs[x.ts[i].lower] && x.lowerAt(obj) == "to" && len(out) > 0 {
+			// "changed the default settings to use DSCP AF21": what was
+			// changed is said with its infinitive, not without
+			return nil
+		}
 		if w := x.lowerAt(obj); conditional[w] || w == "," && conditional[x.lowerAt(obj+1)] {
 			// "GDK emits GdkEventGrabBroken events when a grab is
 			// broken": true only under the clause's condition, and one

@@ -2,6 +2,7 @@ package triplet
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -268,3 +269,191 @@ func bareReference(head string) bool {
 	f := strings.Fields(strings.ToLower(head))
 	return len(f) == 2 && (f[0] == "the" || f[0] == "this" || f[0] == "that") && referenceNouns[f[1]]
 }
+
+// adjectivePreps are the adjectives whose prepositional complement is what
+// a copula says about its subject: "The Incoming system is responsible for
+// collecting updated packages", "X is compatible with Y", "FFI is short for
+// …". Each adjective takes the prepositions listed.
+var adjectivePreps = map[string][]string{
+	"responsible": {"for"}, "compatible": {"with"}, "equivalent": {"to"}, "similar": {"to"},
+	"identical": {"to"}, "short": {"for"}, "specific": {"to"}, "due": {"to"}, "dependent": {"on"},
+	"available": {"from", "at", "on", "in"}, "native": {"to"}, "analogous": {"to"}, "superior": {"to"},
+	"useful": {"for"}, "suitable": {"for"}, "necessary": {"for"}, "required": {"for"},
+}
+
+// adjectiveComplement reads "X is <adjective> <preposition> Y" from the
+// complement at k (docs/methods.md, The rule extractor): (X, is responsible
+// for, collecting updated packages and installing them in the Debian
+// archive), kind copula, asked "What is X responsible for?". Y is a noun
+// phrase that names something and ends the clause, or, after "for", a
+// gerund phrase that is the rest of the sentence; a list, a condition or a
+// phrase pointing at its context ("your packages") gives nothing.
+func (x *sent) adjectiveComplement(head, be string, k int) []Triple {
+	adj, p := x.lowerAt(k), x.lowerAt(k+1)
+	if x.weakHead || !isAdj(x.tagAt(k)) || !slices.Contains(adjectivePreps[adj], p) {
+		return nil
+	}
+	j := k + 2
+	rel := be + " " + adj + " " + p
+	if p == "for" {
+		return x.purpose(head, rel, j)
+	}
+	e := x.np(j)
+	if e == j || badHeads[x.lowerAt(j)] {
+		return nil
+	}
+	e = x.ofNP(j, e)
+	if !x.closes(e) || x.listAfter(e) || x.deictic(j, e) || e-j > 8 {
+		return nil
+	}
+	if !x.namesSomething(j, e) && (adj == "available" || x.vagueObject(j, e)) {
+		return nil // "available in many formats"
+	}
+	return []Triple{{Head: head, Relation: rel, Tail: x.str(j, e), Kind: KindCopula}}
+}
+
+// purposeParticiples say what a thing is made or meant for: "is designed
+// for", "is used for".
+var purposeParticiples = set("designed", "intended", "meant", "used", "optimized", "optimised", "reserved", "suited")
+
+// purpose reads what follows "for" at j in "is responsible for …", "is
+// designed for …": a gerund phrase that is the rest of the sentence
+// ("collecting updated packages and installing them in the Debian
+// archive"), or a noun phrase that ends the clause and is not vague ("most
+// users"). A list, a modal, a condition, a second clause or a phrase
+// pointing at its context ("your packages") gives nothing.
+func (x *sent) purpose(head, rel string, j int) []Triple {
+	if x.weakHead {
+		return nil
+	}
+	if x.tagAt(j) == "VBG" {
+		end := len(x.ts)
+		if x.tagAt(end-1) == "." {
+			end--
+		}
+		if end-j > relativeDefinitionMax || end <= j+1 {
+			return nil
+		}
+		for m := j; m < end; m++ {
+			switch w := x.lowerAt(m); {
+			case x.tagAt(m) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc",
+				conditional[w], x.tagAt(m) == "WDT", x.tagAt(m) == "PRP" && w != "them" && w != "it":
+				return nil
+			}
+		}
+		if x.deictic(j, end) || !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
+			return nil
+		}
+		return []Triple{{Head: head, Relation: rel, Tail: x.str(j, end), Kind: kindOfRelation(rel)}}
+	}
+	e := x.np(j)
+	if e == j || badHeads[x.lowerAt(j)] || pronounObjects[x.lowerAt(j)] {
+		return nil
+	}
+	e = x.ofNP(j, e)
+	if !x.closes(e) || x.listAfter(e) || x.deictic(j, e) || e-j > 8 || x.vagueObject(j, e) {
+		return nil // "useful for most users"
+	}
+	if x.np(j) == j+1 && !x.namesSomething(j, e) && e == j+1 {
+		return nil // "used for testing": one common word says too little
+	}
+	return []Triple{{Head: head, Relation: rel, Tail: x.str(j, e), Kind: kindOfRelation(rel)}}
+}
+
+// kindOfRelation: an adjective's complement is a copula fact, a
+// participle's a verb fact.
+func kindOfRelation(rel string) string {
+	if f := strings.Fields(rel); len(f) == 3 && adjectivePreps[f[1]] != nil {
+		return KindCopula
+	}
+	return KindVerb
+}
+
+// termWords are the nouns and modifiers that never make a term of their
+// own: "A good example is …", "A copy of the licence is …".
+var termWords = set("example", "examples", "copy", "lot", "number", "way", "thing", "bit", "couple", "variety",
+	"list", "kind", "type", "sort", "part", "result", "reason", "problem", "question", "solution", "alternative",
+	"consequence", "note", "word", "case", "good", "better", "best", "common", "typical", "possible", "great",
+	"nice", "quick", "short", "long", "first", "second", "last", "next", "final", "similar", "major", "minor",
+	"few", "little", "big", "small", "large", "new", "old", "simple", "further", "related", "possible")
+
+// termDefinition reads the definition of a term: "A debug package is a
+// package that contains additional information that can be used by gdb."
+// gives (a debug package, is, a package that contains …), kind copula,
+// asked "What is a debug package?" (docs/methods.md, The rule extractor).
+// The subject is an indefinite noun phrase of at most four words, one of
+// them a word that makes it a term; the complement is indefinite and says
+// what the term is, as a named subject's definition does (defEnd,
+// vagueDefinition, relativeDefinition).
+func (x *sent) termDefinition() *Triple {
+	if w := x.lowerAt(0); w != "a" && w != "an" {
+		return nil
+	}
+	he := x.np(0)
+	if he < 2 || he > 5 || x.tagAt(he-1) != "NN" || x.lowerAt(he) != "is" {
+		return nil
+	}
+	term := false
+	for m := 1; m < he; m++ {
+		if x.tagAt(m) == "CD" || x.tagAt(m) == "POS" {
+			return nil
+		}
+		if !termWords[x.lowerAt(m)] && !vagueModifiers[x.lowerAt(m)] && !genericNouns[x.lowerAt(m)] {
+			term = true
+		}
+	}
+	if !term || termWords[x.lowerAt(he-1)] {
+		return nil
+	}
+	k := he + 1
+	if w := x.lowerAt(k); w != "a" && w != "an" {
+		return nil
+	}
+	e := x.np(k)
+	if e == k || !isNoun(x.tagAt(e-1)) {
+		return nil
+	}
+	e = x.ofNP(k, e)
+	end := x.defEnd(e)
+	if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
+		if re := x.relativeDefinition(end); re > 0 && !x.hasNumber(k, end) && !x.deictic(k, re) {
+			return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, re), Kind: KindCopula}
+		}
+	}
+	if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
+		return nil
+	}
+	if w := x.lowerAt(end); w == "that" || w == "which" || w == "who" || w == "whose" || end-k < 3 {
+		// "A virtual package is a name that several packages provide":
+		// the genus alone ("a name") defines nothing
+		if re := x.relativeDefinition(end); re > 0 && !x.deictic(end, re) && !x.hasNumber(end, re) {
+			return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, re), Kind: KindCopula}
+		}
+		return nil
+	}
+	return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, end), Kind: KindCopula}
+}
+
+// weakName reports a subject [0, he) named only by its first word's
+// capital: one word in lower case otherwise, not an acronym, not code, not
+// read as a program name, and not written with its capital inside any
+// sentence of the chunk.
+func (x *sent) weakName(he int, r *reader) bool {
+	t := x.ts[0]
+	if !isCapital(t.text) || t.text == strings.ToUpper(t.text) || t.name || x.codeLike(0) || r.proper[t.text] ||
+		x.hasProper(1, he) || x.hasNumber(1, he) {
+		return false
+	}
+	// A word the chunk also writes in lower case, a common word of
+	// documentation, or the modifier of a common noun ("Release
+	// tarballs", "Full documentation"); a name alone ("Quillpad") stays
+	// one.
+	return r.lower[t.lower] || commonStarts[t.lower] || docWords[t.lower] || he > 1 && isNoun(x.tagAt(he-1)) && !isProper(x.tagAt(he-1))
+}
+
+// docWords are common nouns that open sentences of documentation with a
+// capital ("Syntax is similar to C", "Installation is described in …").
+var docWords = set("syntax", "documentation", "installation", "usage", "support", "configuration", "output", "input",
+	"performance", "compatibility", "security", "release", "releases", "version", "versions", "source", "license",
+	"licensing", "development", "testing", "compilation", "building", "packaging", "translation", "translations",
+	"feedback", "help", "information", "data", "code", "design", "behaviour", "behavior", "portability")

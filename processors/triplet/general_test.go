@@ -136,6 +136,42 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad doesn’t read Fjord files.", "", "", "", ""},
 		// A phrasal verb written as one word is asked as the verb.
 		{"The Fjord Group project has been setup on Quill Forge.", "The Fjord Group project", "was set up on", "Quill Forge", KindVerb},
+		// An adjective whose prepositional phrase is the fact; "for"
+		// takes a gerund phrase that is the rest of the sentence.
+		{"The Quillpad daemon is responsible for collecting Fjord packets and storing them in the Quill archive.", "The Quillpad daemon", "is responsible for", "collecting Fjord packets and storing them in the Quill archive", KindCopula},
+		{"The Quillpad daemon is responsible for collecting Fjord packets, if you enable it.", "", "", "", ""},
+		{"The Quillpad daemon is responsible for your packages.", "", "", "", ""},
+		{"Quillpad is compatible with Fjord 2.0.", "Quillpad", "is compatible with", "Fjord 2.0", KindCopula},
+		{"Quillpad is compatible with Fjord 2.0 and Lintwerk 3.", "", "", "", ""},
+		{"QPF is short for Quill Packet Format.", "QPF", "is short for", "Quill Packet Format", KindCopula},
+		{"Quillpad is available from https://quill.example/get.", "Quillpad", "is available from", "https://quill.example/get", KindCopula},
+		{"Quillpad is available in many formats.", "", "", "", ""},
+		// Named only by the capital of the sentence's first word.
+		{"Release tarballs are available from https://quill.example/get.", "", "", "", ""},
+		// A participle of purpose: "is used for", "is designed for".
+		{"The Quillpad daemon is used for caching Fjord replies on the local machine.", "The Quillpad daemon", "is used for", "caching Fjord replies on the local machine", KindVerb},
+		{"Quillpad is intended for Fjord servers.", "Quillpad", "is intended for", "Fjord servers", KindVerb},
+		{"Quillpad is used for testing.", "", "", "", ""},
+		{"Quillpad is used for many things.", "", "", "", ""},
+		// A path a file is installed as.
+		{"The Quillpad changelog is installed as /usr/share/doc/quillpad/NEWS.gz.", "The Quillpad changelog", "is installed as", "/usr/share/doc/quillpad/NEWS.gz", KindVerb},
+		// "a total of" before a count; a count written as a word.
+		{"Quillpad 9 supports a total of ten Fjord processors.", "Quillpad 9", "supports", "ten Fjord processors", KindVerb},
+		// An address as the subject of a definition.
+		{"quill-devel@lists.quill.example is a mailing list for the Quillpad developers.", "quill-devel@lists.quill.example", "is", "a mailing list for the Quillpad developers", KindCopula},
+		// The definition of a term: an indefinite subject of at most four
+		// words, one of them making it a term, and a definition that says
+		// more than its genus.
+		{"A quill package is a package that contains the Fjord symbols of a program.", "A quill package", "is", "a package that contains the Fjord symbols of a program", KindCopula},
+		{"A quill package is a name that several packages provide.", "", "", "", ""},
+		{"A good example is a package with the Fjord symbols.", "", "", "", ""},
+		{"A quill package is a package that you build.", "", "", "", ""},
+		// An indefinite subject introduces something; it is not a name to
+		// ask about.
+		{"A new Fjord-only codec has been added. It is the Quill code page 65001.", "", "", "", ""},
+		// A change whose new state follows "to" is not asked without it.
+		{"Quillpad 7.8 changed the default Fjord settings to use the Quill mode.", "", "", "", ""},
+		{"Quillpad 7.8 uses the Fjord library to draw the Quill fonts.", "Quillpad 7.8", "uses", "the Fjord library", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}

@@ -108,6 +108,8 @@ func retag(ts []tok) {
 			t.tag = "$"
 		case magnitudes[t.lower] && i > 0 && isNumber(ts[i-1].text):
 			t.tag = "CD"
+		case t.tag == "$" && isCapital(t.text) && len(t.text) > 1 && !currencies[t.lower]:
+			t.tag = "NNP" // "Quillpad/$ 9": a name before a number, not a currency
 		case t.text == "%":
 			t.tag = "NN"
 		case isNumber(t.text):
@@ -119,11 +121,22 @@ func retag(ts []tok) {
 		case isCapital(t.text) && !functionWords[t.lower] && i+1 < len(ts) && (ts[i+1].tag == "NNP" || ts[i+1].tag == "NNPS" || ts[i+1].tag == "POS") &&
 			t.tag != "DT" && t.tag != "PRP$" && t.tag != "NNP" && t.tag != "NNPS":
 			t.tag = "NNP" // "Northwind Robotics", read "Northwind/IN" by the model
+		case numberWords[t.lower] && t.tag != "CD" && i+1 < len(ts) && (isNoun(ts[i+1].tag) || isAdj(ts[i+1].tag)) && (i == 0 || ts[i-1].lower != "the"):
+			t.tag = "CD" // "ten/JJ Linux architectures": a count the model read as an adjective
+		case isAdj(t.tag) && isCapital(t.text) && !functionWords[t.lower] && t.text != strings.ToUpper(t.text) && i+1 < len(ts) &&
+			(i > 0 && (isNoun(ts[i+1].tag) && ts[i+1].tag != "NNP" || ts[i+1].tag == "CD") || i == 0 && ts[i+1].tag == "CD"):
+			t.tag = "NNP" // "Debian/JJ 9", "the Debian/JJ archive": a name the model read as an adjective
 		case t.tag == "JJ" && strings.HasSuffix(t.lower, "ed") && (strings.HasPrefix(t.lower, "co-") || strings.HasPrefix(t.lower, "re-")) && i > 0 && strings.HasPrefix(ts[i-1].tag, "NNP"):
 			t.tag = "VBD" // "Solberg co-founded Northwind"
 		}
 	}
 }
+
+// numberWords are counts written as words; "one" is left out, it is as
+// often a pronoun ("one of the …").
+var numberWords = set("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+	"thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
+	"fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "dozen")
 
 // functionWords are capitalized at the start of a sentence but are never
 // names.
