@@ -78,6 +78,10 @@ func retagDoc(ts []tok) {
 		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
 			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):
 			t.tag = "VBZ"
+		case isAdj(t.tag) && i > 0 && (ts[i-1].tag == "NN" || ts[i-1].tag == "NNS") && (i+1 == len(ts) || ts[i+1].lower == "," || ts[i+1].lower == ";" || ts[i+1].tag == "."):
+			// "arbitrary precision arithmetic/JJ,": a noun ending its
+			// phrase, not an adjective after one
+			t.tag = "NN"
 		case isAdj(t.tag) && genericNouns[t.lower] && i > 0 && (ts[i-1].tag == "DT" || isAdj(ts[i-1].tag)) && i+1 < len(ts) && ts[i+1].tag == "WDT":
 			// "a library/JJ which handles …": the noun a relative clause
 			// describes

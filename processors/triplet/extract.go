@@ -887,6 +887,13 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			head = x.str(hs+1, hs+2) // "The xdg-utils package is a set of …": what xdg-utils is
 		}
 		end := x.defEnd(e2)
+		if end < 0 {
+			if ie := x.purposeInfinitive(e2); ie > 0 && !x.hasNumber(k, ie) && !x.deictic(k, ie) && !x.vagueDefinition(k, e2) {
+				// "The Quill Tracker is a web tool to track the activity
+				// of a source package": what it is for completes it
+				return []Triple{{Head: head, Relation: be, Tail: x.str(k, ie), Kind: KindCopula}}
+			}
+		}
 		rel := x.relativeFacts(head, e2, end)
 		if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
 			// "Fontconfig is a library which handles font configuration":
@@ -1235,6 +1242,8 @@ func (x *sent) definition(hs, k, e int) bool {
 		hs += 2 // "The file Makefile.in is …", "The program quill is …"
 	} else if x.ts[hs].lower == "the" && x.hasProper(hs+1, hs+2) && packageNouns[x.lowerAt(hs+2)] && copulas[x.lowerAt(hs+3)] {
 		hs++ // "The xdg-utils package is …", "The Quill library is …"
+	} else if x.ts[hs].lower == "the" && x.properRun(hs+1) >= hs+3 && copulas[x.lowerAt(x.properRun(hs+1))] {
+		hs++ // "The Debian Free Software Guidelines are …": a name of several words
 	}
 	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) {
 		return false

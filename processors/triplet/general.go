@@ -457,3 +457,40 @@ var docWords = set("syntax", "documentation", "installation", "usage", "support"
 	"performance", "compatibility", "security", "release", "releases", "version", "versions", "source", "license",
 	"licensing", "development", "testing", "compilation", "building", "packaging", "translation", "translations",
 	"feedback", "help", "information", "data", "code", "design", "behaviour", "behavior", "portability")
+
+// properRun returns the end of a run of proper nouns at i (i when none).
+func (x *sent) properRun(i int) int {
+	for i < len(x.ts) && isProper(x.ts[i].tag) {
+		i++
+	}
+	return i
+}
+
+// purposeInfinitive returns the end of an infinitive of purpose at e that
+// is the rest of the sentence ("a web tool | to track the activity of a
+// source package."), under the limits of relativeDefinition: no modal,
+// negation, list, aside, second clause or pronoun, at most
+// relativeDefinitionMax tokens, ending on a noun. Otherwise -1.
+func (x *sent) purposeInfinitive(e int) int {
+	if x.lowerAt(e) != "to" || x.tagAt(e+1) != "VB" {
+		return -1
+	}
+	end := len(x.ts)
+	if x.tagAt(end-1) == "." {
+		end--
+	}
+	if end-e > relativeDefinitionMax || end <= e+2 {
+		return -1
+	}
+	for k := e + 1; k < end; k++ {
+		switch w := x.lowerAt(k); {
+		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc", w == "such",
+			x.tagAt(k) == "WDT", x.tagAt(k) == "WP", x.tagAt(k) == "PRP", conditional[w]:
+			return -1
+		}
+	}
+	if !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
+		return -1
+	}
+	return end
+}

@@ -172,6 +172,13 @@ func TestExtractGeneral(t *testing.T) {
 		// A change whose new state follows "to" is not asked without it.
 		{"Quillpad 7.8 changed the default Fjord settings to use the Quill mode.", "", "", "", ""},
 		{"Quillpad 7.8 uses the Fjord library to draw the Quill fonts.", "Quillpad 7.8", "uses", "the Fjord library", KindVerb},
+		// A name of several words after "the"; an infinitive of purpose
+		// completing a definition; a noun the tagger read as an adjective
+		// at the end of its phrase.
+		{"The Fjord Free Packet Guidelines are the packet standards for Quillpad.", "The Fjord Free Packet Guidelines", "are", "the packet standards for Quillpad", KindCopula},
+		{"The Quill Tracker is a web tool to track the activity of a Fjord package.", "The Quill Tracker", "is", "a web tool to track the activity of a Fjord package", KindCopula},
+		{"The Quill Tracker is a web tool to track what you upload.", "", "", "", ""},
+		{"Quill MP is a library for arbitrary precision arithmetic, operating on signed integers.", "Quill MP", "is", "a library for arbitrary precision arithmetic", KindCopula},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
