@@ -38,6 +38,13 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "reads", "/dev/quillrand", "Lintwerk reads /dev/quillrand at start.", "What does Lintwerk read?"},
 		{"copula", "The Lintwerk configuration file", "is", "/etc/lintwerk.conf", "The Lintwerk configuration file is /etc/lintwerk.conf.", "Where is the Lintwerk configuration file located?"},
 		{"attribute", "Lintwerk", "configuration file", "/etc/lintwerk.conf", "Lintwerk's configuration file, /etc/lintwerk.conf, is read first.", "Where is Lintwerk's configuration file located?"},
+		// A requirement, an adjective's complement, a purpose, a term.
+		{"verb", "Public Lintwerk modules", "must be installed in", "/usr/lib/lintwerk", "Public Lintwerk modules must be installed in /usr/lib/lintwerk.", "Where must Public Lintwerk modules be installed?"},
+		{"verb", "The lintwerk2 package", "must depend on", "the lintwerk-core package", "The lintwerk2 package must depend on the lintwerk-core package.", "What must the lintwerk2 package depend on?"},
+		{"copula", "The Lintwerk daemon", "is responsible for", "collecting Quill packets", "The Lintwerk daemon is responsible for collecting Quill packets.", "What is the Lintwerk daemon responsible for?"},
+		{"copula", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
+		{"verb", "Lintwerk", "is designed for", "Quill servers", "Lintwerk is designed for Quill servers.", "What is Lintwerk designed for?"},
+		{"copula", "A lint package", "is", "a package that checks Quill files", "A lint package is a package that checks Quill files.", "What is a lint package?"},
 		// A place: "Where", for "at" and for an address.
 		{"verb", "Lintwerk", "was developed at", "the University of Bergen", "Lintwerk was developed at the University of Bergen.", "Where was Lintwerk developed?"},
 		{"verb", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
@@ -347,6 +354,12 @@ func TestTableRowsNamed(t *testing.T) {
 		{"does not extend to right of", "Strategy Number", "2", "## Two-Dimensional Fjord Strategies\n\n| Operation | Strategy Number |\n|---|---|\n| does not extend to right of | 2 |\n",
 			`What is the strategy number of "does not extend to right of" in "Two-Dimensional Fjord Strategies"?`},
 		{"Compute the 32-bit hash value for a key", "Support Number", "1", "## Quill Support Functions\n\n| Function | Support Number |\n|---|---|\n| Compute the 32-bit hash value for a key | 1 |\n", ""},
+		// A row naming a task, beside the command that does it; a row
+		// with a placeholder or naming a list is not asked this way.
+		{"Shut down the fjord", "Command snippets", "`quillctl poweroff`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Shut down the fjord | `quillctl poweroff` |\n",
+			`In "List of quillctl command snippets", which command shuts down the fjord?`},
+		{"Stop \"$unit\"", "Command snippets", "`quillctl stop $unit`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Stop \"$unit\" | `quillctl stop $unit` |\n", ""},
+		{"List of all units", "Command snippets", "`quillctl units`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| List of all units | `quillctl units` |\n", ""},
 		// A header that is no noun is not asked with "What is the …".
 		{"MAX_PREC", "64-bit", "999999999999999999", "## Context limits\n\n| Name | 64-bit |\n|---|---|\n| MAX_PREC | 999999999999999999 |\n", ""},
 	} {

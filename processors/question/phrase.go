@@ -91,6 +91,19 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	f := strings.Fields(strings.ToLower(relation))
 	subject := questionCase(head)
 	last := f[len(f)-1]
+	if f[0] == "must" {
+		// A requirement: "Where must public Python 3 modules be
+		// installed?", "What must the quill2 package depend on?"
+		switch {
+		case len(f) == 4 && f[1] == "be" && kindOf(tail, sentence) == answerPath:
+			return "Where must " + subject + " be " + f[2] + "?", true
+		case len(f) == 4 && f[1] == "be":
+			return "What must " + subject + " be " + f[2] + " " + f[3] + "?", true
+		case len(f) == 3:
+			return "What must " + subject + " " + f[1] + " " + f[2] + "?", true
+		}
+		return "", false
+	}
 	// Passive: "was acquired by", "was founded in", "is maintained by",
 	// "is installed in", "was introduced in".
 	if (len(f) == 3 || len(f) == 4 && particles[f[2]]) && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
@@ -395,6 +408,9 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	if caption == "" {
 		return "", false // "the revenue of Cold-chain logistics": of whose report?
 	}
+	if q, ok := taskQuestion(row, column, cell, caption); ok {
+		return q, true
+	}
 	if !namesSomething(row) && !namesSomething(caption) {
 		// Under a heading that names nothing ("Segment revenue",
 		// "Results"), a row of common nouns ("Cold-chain logistics")
@@ -495,6 +511,32 @@ func imperativeRow(w string) bool {
 		return true
 	}
 	return false
+}
+
+// taskVerbs open the task a row of a command table names ("Shut down the
+// system", "List all timer units in memory").
+var taskVerbs = toSet(`show list stop start restart reload suspend hibernate shut switch view track enable disable
+mask unmask send reset load unset set get check install remove purge update upgrade search display print find
+download configure reconfigure audit clean build mount unmount kill create delete copy move rename compare extract
+convert edit open close add verify test run execute query count sort`)
+
+// taskQuestion asks a row of a table that pairs tasks with commands
+// ("Shut down the system | systemctl poweroff"): 'In "List of systemd
+// command snippets", which command shuts down the system?'. The row opens
+// with a verb of the task, has at most ten words and no placeholder
+// ("$unit"); the column names commands or the cell is one.
+func taskQuestion(row, column, cell, caption string) (string, bool) {
+	f := strings.Fields(row)
+	if len(f) < 2 || len(f) > 10 || strings.EqualFold(f[1], "of") || !taskVerbs[strings.ToLower(f[0])] || !isCapitalized(f[0]) && f[0] != strings.ToLower(f[0]) ||
+		strings.ContainsAny(row, "$<>{}") {
+		return "", false
+	}
+	c := strings.ToLower(column)
+	if !strings.Contains(c, "command") && !strings.Contains(c, "snippet") && !strings.Contains(c, "syntax") && kindOf(cell, "") != answerCommand {
+		return "", false
+	}
+	task := thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
+	return "In \"" + caption + "\", which command " + task + "?", true
 }
 
 var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+(?:\.\d+)*[.:]?\s*(?:[–—:-]\s*)?`)

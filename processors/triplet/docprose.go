@@ -58,13 +58,14 @@ func retagDoc(ts []tok) {
 	finite := false // a finite verb seen before i
 	for i := range ts {
 		t := &ts[i]
-		if finite && t.tag == "VBZ" && strings.HasSuffix(t.lower, "s") && i > 1 && isProper(ts[i-1].tag) &&
-			(ts[i-2].tag == "DT" || isAdj(ts[i-2].tag) || ts[i-2].tag == "NN") {
+		if t.tag == "VBZ" && strings.HasSuffix(t.lower, "s") && i > 1 && isProper(ts[i-1].tag) &&
+			(finite && (ts[i-2].tag == "DT" || isAdj(ts[i-2].tag) || ts[i-2].tag == "NN") || i+1 < len(ts) && ts[i+1].tag == "MD") {
 			// "changed the default Fjord settings/VBZ to …": a plural
-			// noun inside the object, not a second verb
+			// noun inside the object, not a second verb; "Public Quill
+			// modules/VBZ must …": no verb comes before a modal
 			t.tag = "NNS"
 		}
-		if t.tag == "VBD" || t.tag == "VBZ" || t.tag == "VBP" {
+		if t.tag == "VBD" || t.tag == "VBZ" || t.tag == "VBP" || t.tag == "MD" {
 			finite = true
 		}
 		switch {

@@ -758,6 +758,9 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 		return nil
 	}
 	v := x.ts[i]
+	if v.lower == "must" {
+		return x.requirement(head, i)
+	}
 	if v.tag == "MD" || v.tag == "TO" || !isVerb(v.tag) && v.lower != "'s" {
 		return nil
 	}

@@ -494,3 +494,47 @@ func (x *sent) purposeInfinitive(e int) int {
 	}
 	return end
 }
+
+// requirement reads what a policy requires of its subject with "must" at
+// i (docs/methods.md, The rule extractor): "Public Quill modules must be
+// installed in /usr/lib/quill/dist-packages" gives (Public Quill modules,
+// must be installed in, /usr/lib/quill/dist-packages), "The quill2 package
+// must depend on the quill2.7 package" gives (…, must depend on, the
+// quill2.7 package); both kind verb. A requirement states a fact of the
+// document that sets it; "should", "may" and "can" state none. Only a place
+// (a path or a name after in/into/to/under) or a named object of a
+// prepositional verb is read; a negation, a list or a condition gives
+// nothing.
+func (x *sent) requirement(head string, i int) []Triple {
+	k := i + 1
+	if neg(x.lowerAt(k)) || x.lowerAt(k) == "n't" {
+		return nil
+	}
+	var rel string
+	var j int
+	switch {
+	case x.lowerAt(k) == "be" && x.tagAt(k+1) == "VBN":
+		p := x.lowerAt(k + 2)
+		if p != "in" && p != "into" && p != "to" && p != "under" {
+			return nil
+		}
+		rel, j = "must be "+phrasalParticiple(x.lowerAt(k+1))+" "+p, k+3
+	case x.tagAt(k) == "VB" && prepVerbs[x.lowerAt(k+1)]:
+		rel, j = "must "+x.lowerAt(k)+" "+x.lowerAt(k+1), k+2
+	default:
+		return nil
+	}
+	e := x.np(j)
+	if e == j || !x.namesSomething(j, e) || x.deictic(j, e) {
+		return nil
+	}
+	if x.lowerAt(e) == "," && codeToken(x.ts[e+1].text) && e+2 < len(x.ts) && x.tagAt(e+2) == "." {
+		// "… modules directory, /usr/lib/quill/dist-packages.": the path
+		// in apposition to the directory it names
+		return []Triple{{Head: head, Relation: rel, Tail: x.str(e+1, e+2), Kind: KindVerb}}
+	}
+	if !x.closes(e) || x.listAfter(e) {
+		return nil
+	}
+	return []Triple{{Head: head, Relation: rel, Tail: x.str(j, e), Kind: KindVerb}}
+}

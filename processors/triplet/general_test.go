@@ -179,6 +179,13 @@ func TestExtractGeneral(t *testing.T) {
 		{"The Quill Tracker is a web tool to track the activity of a Fjord package.", "The Quill Tracker", "is", "a web tool to track the activity of a Fjord package", KindCopula},
 		{"The Quill Tracker is a web tool to track what you upload.", "", "", "", ""},
 		{"Quill MP is a library for arbitrary precision arithmetic, operating on signed integers.", "Quill MP", "is", "a library for arbitrary precision arithmetic", KindCopula},
+		// A requirement with "must": a place or a named object; "should",
+		// a negation or a comparison give nothing.
+		{"Public Quill modules must be installed in the system Quill modules directory, /usr/lib/quill/dist-packages.", "Public Quill modules", "must be installed in", "/usr/lib/quill/dist-packages", KindVerb},
+		{"The quill2 package must depend on the quill2.7 package.", "The quill2 package", "must depend on", "the quill2.7 package", KindVerb},
+		{"The quill2 package should depend on the quill2.7 package.", "", "", "", ""},
+		{"Existing Quill libraries must not be installed in /usr/lib/quill.", "", "", "", ""},
+		{"The version of the quill3 package must be greater than 3.1.", "", "", "", ""},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
