@@ -1,0 +1,146 @@
+package question_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/robustream/robustream/processors/chunk"
+	"github.com/robustream/robustream/processors/question"
+	"github.com/robustream/robustream/processors/triplet"
+	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources/htmltext"
+)
+
+// sampleKnowledge reads files as the engine reads them (an .html page: its
+// main content and title; any other file: its text), chunks each, extracts
+// triplets with the page's title as the triplets stage does, and builds the
+// questions of all of them in one graph. It returns the graph and the
+// number of words read.
+func sampleKnowledge(t *testing.T, files []string) (*question.Knowledge, int) {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no files in the sample")
+	}
+	k := question.NewKnowledge(question.PatternLimits{})
+	words := 0
+	for _, p := range files {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		title, text := "", string(src)
+		if strings.HasSuffix(p, ".html") {
+			if title, text, err = htmltext.Extract(src); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+		words += len(strings.Fields(text))
+		id := filepath.Base(p)
+		pieces := chunk.Split(text, 0)
+		for _, pc := range pieces {
+			c := schemas.ID(id, pc.Text)
+			for _, x := range triplet.ExtractTitled(pc.Text, title) {
+				apply(k, &schemas.Triplet{TripletID: schemas.ID(x.Head, x.Relation, x.Tail, c), Head: x.Head, Relation: x.Relation,
+					Tail: x.Tail, Kind: x.Kind, ChunkID: c, DocID: id, DocVersion: 1, SourceSentence: x.Sentence.Text, ChunkText: pc.Text})
+			}
+			apply(k, &schemas.Triplet{End: true, ChunkID: c, DocID: id, DocVersion: 1, Chunks: uint32(len(pieces))})
+		}
+	}
+	return k, words
+}
+
+// writeEvidence writes each unlabelled question with its document and
+// ground-truth chunks to the file ROBUSTREAM_HELDOUT_EVIDENCE names, for
+// the person labelling them.
+func writeEvidence(t *testing.T, diffs []labelDiff) {
+	p := os.Getenv("ROBUSTREAM_HELDOUT_EVIDENCE")
+	if p == "" {
+		return
+	}
+	var evidence []string
+	for _, d := range diffs {
+		for _, q := range d.unlabelled {
+			evidence = append(evidence, fmt.Sprintf("## %s/%s (%s, %s)\nQ: %s\nA: %s\nEvidence:\n%s\n",
+				d.part, q.QuestionID, q.DocID, q.Pattern, q.Question, q.Answer, strings.Join(q.GTChunks, "\n---\n")))
+		}
+	}
+	if len(evidence) > 0 {
+		if err := os.WriteFile(p, []byte(strings.Join(evidence, "\n")), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// reportTargets prints how a labelled sample stands against the targets
+// of issue 18 (at least 60 questions, 90% usable, 3 usable per 1,000 words
+// of prose); with ROBUSTREAM_HELDOUT_TARGETS=1 a gap fails the test.
+func reportTargets(t *testing.T, total, usable int, per1k float64) {
+	var gaps []string
+	if total < 60 {
+		gaps = append(gaps, fmt.Sprintf("%d labelled questions: the sample needs at least 60", total))
+	}
+	if usable*10 < total*9 {
+		gaps = append(gaps, fmt.Sprintf("%d of %d questions usable: below 90%%", usable, total))
+	}
+	if per1k < 3 {
+		gaps = append(gaps, fmt.Sprintf("%.2f usable questions per 1,000 words of prose: below 3", per1k))
+	}
+	if len(gaps) == 0 {
+		return
+	}
+	if os.Getenv("ROBUSTREAM_HELDOUT_TARGETS") == "1" {
+		t.Errorf("targets not met:\n%s", strings.Join(gaps, "\n"))
+	} else {
+		t.Logf("TARGETS NOT MET (issue open; ROBUSTREAM_HELDOUT_TARGETS=1 makes this fail):\n%s", strings.Join(gaps, "\n"))
+	}
+}
+
+// The fresh Debian sample (testdata/debian-fresh/SOURCES.md): the Debian
+// FAQ and two chapters of the Debian Administrator's Handbook as HTML, and
+// the release notes of five packages, drawn after the rules were frozen and
+// labelled by hand.
+const (
+	freshDir    = "testdata/debian-fresh"
+	freshLabels = freshDir + "/labels.tsv"
+)
+
+// TestDebianFreshSample regenerates the fresh sample's questions, fails
+// when they are not exactly the labelled set, holds them to the floor
+// measured when they were labelled, and prints the gap to the targets.
+func TestDebianFreshSample(t *testing.T) {
+	labels := readSampleLabels(t, freshLabels)
+	var diffs []labelDiff
+	usable, total := 0, 0
+	words := map[string]int{}
+	perPart := map[string][2]int{}
+	for _, part := range []string{"prose", "relnotes"} {
+		files, err := filepath.Glob(filepath.Join(freshDir, part, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, n := sampleKnowledge(t, files)
+		words[part] = n
+		d := compareLabels(t, part, k.Active(), labels)
+		diffs = append(diffs, d)
+		usable, total = usable+d.usable, total+d.total
+		perPart[part] = [2]int{d.usable, d.total}
+	}
+	writeEvidence(t, diffs)
+	failOnDiff(t, freshLabels, diffs...)
+	prose := perPart["prose"]
+	per1k := 1000 * float64(prose[0]) / float64(words["prose"])
+	t.Logf("fresh Debian sample: %d questions, %d usable (%.0f%%); prose: %d words, %d questions, %d usable, %.2f usable per 1,000 words; relnotes: %d words, %d questions, %d usable",
+		total, usable, 100*float64(usable)/float64(max(total, 1)), words["prose"], prose[1], prose[0], per1k,
+		words["relnotes"], perPart["relnotes"][1], perPart["relnotes"][0])
+	// The floor is the figure measured when the sample was labelled (rules
+	// frozen at 1aee5bc): 48 usable of 67, 0.43 per 1,000 words of prose.
+	const floorUsable, floorShare, floorPer1k = 48, 0.70, 0.42
+	if usable < floorUsable || float64(usable) < floorShare*float64(total) || per1k < floorPer1k {
+		t.Errorf("below the measured floor: %d usable of %d (floor %d, %.0f%%), %.2f per 1,000 words (floor %.2f)",
+			usable, total, floorUsable, 100*floorShare, per1k, floorPer1k)
+	}
+	reportTargets(t, total, usable, per1k)
+}
