@@ -165,6 +165,9 @@ func (x *sent) appositionDefinitions() []Triple {
 		if !x.closes(end) && !(x.lowerAt(end) == "which" || x.lowerAt(end) == "that") {
 			continue
 		}
+		if (x.lowerAt(end) == "which" || x.lowerAt(end) == "that") && end-(k+1) <= 2 {
+			continue // "Pixar, the company that produced the movies": the genus alone says nothing
+		}
 		if x.listAfter(end) || x.lowerAt(end) == "," && (x.lowerAt(end+1) == "and" || x.lowerAt(end+1) == "or") {
 			continue
 		}

@@ -274,7 +274,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
-	if bareRelease(head) || bareReference(head) {
+	if bareRelease(head) || bareReference(head) || documentPart(head) || x.deictic(hs, he) && (r.docTopic == "" || !x.genericSubject(hs, he)) {
 		return out // "Version 1 was released in June 1989": a version of what the text is about, unnamed
 	}
 	if named && x.ts[hs].lower == "the" && x.tagAt(hs+1) == "CD" && !x.ts[hs+1].named() {
@@ -905,8 +905,11 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 				return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, re), Kind: KindCopula})
 			}
 		}
-		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
+		if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) || x.evaluative(k) {
 			return rel
+		}
+		if x.ts[k].lower == "the" && x.tagAt(end) == "VBN" {
+			return rel // "GRUB is the default bootloader | installed by Debian": the definite genus needs its qualifier
 		}
 		return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula})
 	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):
@@ -977,7 +980,7 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 	case "by":
 		// The agent is a name, not a thing named after one ("GDB's
 		// "mini debuginfo" feature" is no one to ask "Who …?" about).
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && (x.ts[e-1].named() || agentNouns[x.ts[e-1].lower]) && !x.possessive(j+1, e) &&
+		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && !x.laterAgent(e) && (x.ts[e-1].named() || agentNouns[x.ts[e-1].lower]) && !x.possessive(j+1, e) &&
 			!strings.ContainsAny(x.str(j+1, e), "\"'“”") {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
@@ -1079,6 +1082,12 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// "Quill defaults to 32 bit", "… defaults to UTF-8": a value
 			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
+		return nil
+	}
+	if x.lowerAt(i-1) == "also" && docVerbs[x.ts[i].lower] || x.vagueAmount(j) {
+		// "Netatalk also provides the AppleTalk protocol": one of the
+		// things a program provides, includes, supports …; "references a
+		// huge number of …": no answer
 		return nil
 	}
 	e := x.np(j)
@@ -1394,11 +1403,12 @@ func (x *sent) vagueDefinition(k, end int) bool {
 }
 
 // vagueModifiers add nothing to what a generic noun says.
-var vagueModifiers = set("simple", "small", "little", "new", "useful", "special", "general", "separate",
+var vagueModifiers = set("optional", "simple", "small", "little", "new", "useful", "special", "general", "separate",
 	"different", "other", "basic", "single", "few", "certain", "particular", "good", "nice", "free", "freely",
 	"available", "open-source", "open", "source", "data", "complete", "powerful", "great", "whole", "full")
 
 // genericNouns name a kind of thing too broad to define anything alone.
 var genericNouns = set("program", "programs", "tool", "tools", "utility", "utilities", "library", "application",
 	"software", "thing", "way", "package", "file", "command", "system", "project", "module", "set", "collection",
-	"piece", "part", "kind", "type", "number", "lot", "framework", "toolkit", "solution", "implementation")
+	"piece", "part", "kind", "type", "number", "lot", "framework", "toolkit", "solution", "implementation",
+	"string", "value", "argument", "parameter", "variable", "field", "option")

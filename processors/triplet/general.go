@@ -538,3 +538,54 @@ func (x *sent) requirement(head string, i int) []Triple {
 	}
 	return []Triple{{Head: head, Relation: rel, Tail: x.str(j, e), Kind: KindVerb}}
 }
+
+// documentPart: a subject that is a part of the document itself ("Table
+// 3.1", "Section 1.5", "Figure 2"): what it lists is said of the book.
+func documentPart(head string) bool {
+	f := strings.Fields(strings.ToLower(head))
+	if len(f) > 0 && (f[0] == "the" || f[0] == "this") {
+		f = f[1:]
+	}
+	return len(f) == 2 && documentParts[f[0]] && strings.IndexFunc(f[1], unicode.IsDigit) == 0
+}
+
+var documentParts = set("table", "section", "figure", "chapter", "appendix", "example", "listing", "part")
+
+// vagueAmount reports an object at j that is an unstated amount ("a huge
+// number of Linux distributions", "several tools", "a wide audience"):
+// no one answer names it.
+func (x *sent) vagueAmount(j int) bool {
+	switch x.lowerAt(j) {
+	case "several", "many", "various", "numerous", "countless", "multiple", "plenty", "lots":
+		return true
+	case "a", "an":
+		return amountAdjectives[x.lowerAt(j+1)] && (amountNouns[x.lowerAt(j+2)] || x.lowerAt(j+3) == "of" && amountNouns[x.lowerAt(j+3)]) ||
+			amountNouns[x.lowerAt(j+1)] && x.lowerAt(j+2) == "of" || x.lowerAt(j+1) == "lot" || amountAdjectives[x.lowerAt(j+1)] && x.lowerAt(j+2) == "audience"
+	}
+	return false
+}
+
+var amountAdjectives = set("huge", "large", "great", "small", "wide", "vast", "growing", "broad", "big", "considerable", "certain")
+var amountNouns = set("number", "range", "variety", "amount", "array", "set", "selection", "collection", "audience", "lot", "host", "handful")
+
+// laterAgent reports a second agent after the one ending at e ("was
+// maintained by Santiago Vila and, later, by Josip Rodin"): the agent
+// asked is one of several.
+func (x *sent) laterAgent(e int) bool {
+	for k := e; k < len(x.ts) && x.lowerAt(k) != ";" && x.tagAt(k) != "."; k++ {
+		if x.lowerAt(k) == "by" {
+			return true
+		}
+	}
+	return false
+}
+
+// evaluative reports a definition opening with a judgement ("a good source
+// of information", "a great way to …"): an opinion, not what the subject
+// is.
+func (x *sent) evaluative(k int) bool {
+	return evaluativeWords[x.lowerAt(k+1)] || x.tagAt(k+1) == "RB" && evaluativeWords[x.lowerAt(k+2)]
+}
+
+var evaluativeWords = set("good", "great", "excellent", "nice", "useful", "handy", "best", "better", "convenient",
+	"easy", "fine", "perfect", "wonderful", "important", "interesting", "popular", "powerful", "reliable")

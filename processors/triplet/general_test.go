@@ -186,6 +186,21 @@ func TestExtractGeneral(t *testing.T) {
 		{"The quill2 package should depend on the quill2.7 package.", "", "", "", ""},
 		{"Existing Quill libraries must not be installed in /usr/lib/quill.", "", "", "", ""},
 		{"The version of the quill3 package must be greater than 3.1.", "", "", "", ""},
+		// The fresh sample's classes: an apposition whose genus alone
+		// precedes a relative clause; a subject pointing into the document
+		// or at "this"; "also" before a verb of what a program offers; an
+		// unstated amount; a second agent; a definite genus cut before its
+		// participle; a judgement for a definition; a vague genus.
+		{"The names came from Fjordar, the company that produced the films.", "", "", "", ""},
+		{"The first edition of this Quill guide was written by Oda Rasmussen.", "", "", "", ""},
+		{"Table 3.1 lists the Quill architectures.", "", "", "", ""},
+		{"Quillpad also provides the Fjord protocol.", "", "", "", ""},
+		{"Quillpad provides the Fjord protocol.", "Quillpad", "provides", "the Fjord protocol", KindVerb},
+		{"The Quill website references a huge number of Fjord distributions.", "", "", "", ""},
+		{"The Quill guide was maintained by Oda Rasmussen and, later, by Anders Vik.", "", "", "", ""},
+		{"Quillboot is the default bootloader installed by Fjordix.", "", "", "", ""},
+		{"Quill's official blog is a good source of information.", "", "", "", ""},
+		{"QUILLPREFIX is an optional string.", "", "", "", ""},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
