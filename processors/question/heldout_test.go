@@ -132,7 +132,6 @@ func checkLabelled(t *testing.T, path, part string, qs []*schemas.Question, labe
 func TestDebianHeldout(t *testing.T) {
 	labels := readSampleLabels(t, heldoutLabels)
 	var diffs []labelDiff
-	var evidence []string
 	usable, total := 0, 0
 	perPart := map[string][2]int{} // usable, questions
 	words := map[string]int{}
@@ -143,20 +142,12 @@ func TestDebianHeldout(t *testing.T) {
 		}
 		d := compareLabels(t, part, build(t, docs).Active(), labels)
 		diffs = append(diffs, d)
-		for _, q := range d.unlabelled {
-			evidence = append(evidence, fmt.Sprintf("## %s/%s (%s, %s)\nQ: %s\nA: %s\nEvidence:\n%s\n",
-				part, q.QuestionID, q.DocID, q.Pattern, q.Question, q.Answer, strings.Join(q.GTChunks, "\n---\n")))
-		}
 		usable, total = usable+d.usable, total+d.total
 		perPart[part] = [2]int{d.usable, d.total}
 	}
 	// For labelling: ROBUSTREAM_HELDOUT_EVIDENCE=FILE writes each
 	// unlabelled question with its document and ground-truth chunks.
-	if p := os.Getenv("ROBUSTREAM_HELDOUT_EVIDENCE"); p != "" && len(evidence) > 0 {
-		if err := os.WriteFile(p, []byte(strings.Join(evidence, "\n")), 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	writeEvidence(t, diffs)
 	failOnDiff(t, heldoutLabels, diffs...)
 	prose := perPart["prose"]
 	per1k := 1000 * float64(prose[0]) / float64(words["prose"])
@@ -164,8 +155,8 @@ func TestDebianHeldout(t *testing.T) {
 		total, usable, 100*float64(usable)/float64(max(total, 1)), words["prose"], prose[1], prose[0], per1k,
 		words["relnotes"], perPart["relnotes"][1], perPart["relnotes"][0])
 	// The offline path does not reach two of the targets (at least 60
-	// questions and 3 usable per 1,000 words of prose; measured 36 and
-	// 0.67); the usable share is held to the target, 90% (measured 94%).
+	// questions and 3 usable per 1,000 words of prose; measured 39 and
+	// 0.73); the usable share is held to the target, 90% (measured 95%).
 	// The measured figures are a floor no change may fall below, the gap
 	// is printed on every run, and ROBUSTREAM_HELDOUT_TARGETS=1 asserts
 	// the targets themselves.
@@ -174,21 +165,5 @@ func TestDebianHeldout(t *testing.T) {
 		t.Errorf("below the measured floor: %d usable of %d (floor %d, %.0f%%), %.2f per 1,000 words (floor %.2f)",
 			usable, total, floorUsable, 100*floorShare, per1k, floorPer1k)
 	}
-	var gaps []string
-	if total < 60 {
-		gaps = append(gaps, fmt.Sprintf("%d labelled questions: the sample needs at least 60", total))
-	}
-	if usable*10 < total*9 {
-		gaps = append(gaps, fmt.Sprintf("%d of %d questions usable: below 90%%", usable, total))
-	}
-	if per1k < 3 {
-		gaps = append(gaps, fmt.Sprintf("%.2f usable questions per 1,000 words of prose: below 3", per1k))
-	}
-	if len(gaps) > 0 {
-		if os.Getenv("ROBUSTREAM_HELDOUT_TARGETS") == "1" {
-			t.Errorf("targets not met:\n%s", strings.Join(gaps, "\n"))
-		} else {
-			t.Logf("TARGETS NOT MET (issue open; ROBUSTREAM_HELDOUT_TARGETS=1 makes this fail):\n%s", strings.Join(gaps, "\n"))
-		}
-	}
+	reportTargets(t, total, usable, per1k)
 }

@@ -1,16 +1,8 @@
 package question_test
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/robustream/robustream/processors/chunk"
-	"github.com/robustream/robustream/processors/question"
-	"github.com/robustream/robustream/processors/triplet"
-	"github.com/robustream/robustream/schemas"
-	"github.com/robustream/robustream/sources/htmltext"
 )
 
 // The Python "What's New" sample (testdata/python-whatsnew/SOURCES.md): two
@@ -33,32 +25,10 @@ const (
 func TestWhatsNewSample(t *testing.T) {
 	labels := readSampleLabels(t, whatsNewLabels)
 	pages, err := filepath.Glob(filepath.Join(whatsNewDir, "*.html"))
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no pages in %s: %v", whatsNewDir, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	k := question.NewKnowledge(question.PatternLimits{})
-	words := 0
-	for _, p := range pages {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		title, text, err := htmltext.Extract(src)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		words += len(strings.Fields(text))
-		id := filepath.Base(p)
-		pieces := chunk.Split(text, 0)
-		for _, pc := range pieces {
-			c := schemas.ID(id, pc.Text)
-			for _, x := range triplet.ExtractTitled(pc.Text, title) {
-				apply(k, &schemas.Triplet{TripletID: schemas.ID(x.Head, x.Relation, x.Tail, c), Head: x.Head, Relation: x.Relation,
-					Tail: x.Tail, Kind: x.Kind, ChunkID: c, DocID: id, DocVersion: 1, SourceSentence: x.Sentence.Text, ChunkText: pc.Text})
-			}
-			apply(k, &schemas.Triplet{End: true, ChunkID: c, DocID: id, DocVersion: 1, Chunks: uint32(len(pieces))})
-		}
-	}
+	k, words := sampleKnowledge(t, pages)
 	usable, total := checkLabelled(t, whatsNewLabels, "whatsnew", k.Active(), labels)
 	per1k := 1000 * float64(usable) / float64(words)
 	t.Logf("Python What's New sample: %d words, %d questions, %d usable (%.0f%%), %.2f usable per 1,000 words",
