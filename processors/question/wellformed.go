@@ -303,8 +303,8 @@ func questionNamed(q string) bool {
 }
 
 // definedTerm: "What is a debug package?", the question a term's
-// definition answers: "What is" or "What are", then "a" or "an" and at most
-// four words that are neither pronouns nor function words, up to the
+// definition answers: "What is", then "a" or "an" and two to four nouns,
+// adjectives or participles (no pronoun or function word), up to the
 // question mark.
 func definedTerm(ts []tag.Token, i int) bool {
 	if i != 2 || !strings.EqualFold(ts[0].Text, "what") || !strings.EqualFold(ts[1].Text, "is") {
