@@ -86,7 +86,7 @@ func ExtractTitled(chunkText, title string) []Triple {
 		}
 		for _, t := range r.read(s.Text, tagged[i]) {
 			t.Tail = unmarkDeterminer(t.Tail)
-			if badTail(t.Tail) || badTail(t.Head) || identifierTail(t.Tail) || t.Kind == KindVerb && bareNumberObject(t) {
+			if badTail(t.Tail) || badTail(t.Head) || identifierTail(t.Tail) || t.Kind == KindVerb && bareNumberObject(t) || verbRepeated(t) {
 				continue
 			}
 			t.Sentence = s
@@ -910,6 +910,13 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		}
 		if x.ts[k].lower == "the" && x.tagAt(end) == "VBN" {
 			return rel // "GRUB is the default bootloader | installed by Debian": the definite genus needs its qualifier
+		}
+		if end-k < 3 && x.tagAt(end) != "." && x.lowerAt(end) != ":" {
+			// "png_image is a structure | that describes …", "row_stride
+			// is the step, | in png_byte units, between adjacent rows": a
+			// bare genus is the definition only when the sentence ends
+			// with it or a colon explains it ("zip is an archiver: it …")
+			return rel
 		}
 		return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula})
 	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):

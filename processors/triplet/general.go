@@ -589,3 +589,21 @@ func (x *sent) evaluative(k int) bool {
 
 var evaluativeWords = set("good", "great", "excellent", "nice", "useful", "handy", "best", "better", "convenient",
 	"easy", "fine", "perfect", "wonderful", "important", "interesting", "popular", "powerful", "reliable")
+
+// verbRepeated reports a verb fact whose subject or object holds its own
+// verb again: "PNG_SETJMP_NOT_SUPPORTED disables SETJMP
+// PNG_READ_TRANSFORMS_NOT_SUPPORTED | disables | …" is lines of a list
+// without points read as one sentence, a line swallowed by the subject or
+// the object.
+func verbRepeated(t Triple) bool {
+	f := strings.Fields(t.Relation)
+	if t.Kind != KindVerb || len(f) == 0 {
+		return false
+	}
+	for _, w := range strings.Fields(strings.ToLower(t.Head + " " + t.Tail)) {
+		if w == f[0] {
+			return true
+		}
+	}
+	return false
+}

@@ -201,6 +201,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillboot is the default bootloader installed by Fjordix.", "", "", "", ""},
 		{"Quill's official blog is a good source of information.", "", "", "", ""},
 		{"QUILLPREFIX is an optional string.", "", "", "", ""},
+		// Lines of a list without points read as one sentence; a bare
+		// genus that the sentence goes on to qualify.
+		{"QUILL_NO_FJORD disables FJORD\nQUILL_NO_LINT disables LINT\nQUILL_NO_PAD disables PAD", "", "", "", ""},
+		{"quill_image is a structure that describes the Fjord format of an image when it is being read.", "", "", "", ""},
+		{"quill_stride is the step, in quill_byte units, between adjacent rows.", "", "", "", ""},
+		{"Quillboot is a bootloader.", "Quillboot", "is", "a bootloader", KindCopula},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}
