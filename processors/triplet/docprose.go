@@ -690,22 +690,32 @@ func (x *sent) relativeDefinition(e int) int {
 	if v := x.tagAt(e + 1); v != "VBZ" && v != "VBP" || reporting[x.lowerAt(e+1)] || copulas[x.lowerAt(e+1)] || x.lowerAt(e+1) == "has" {
 		return -1
 	}
+	return x.restClause(e, e+1, func(k int, w string) bool { return w == "such" || x.tagAt(k) == "PRP" && w != "it" })
+}
+
+// restClause returns the end of the rest of the sentence (before its final
+// point) when, read from first, it is one plain clause: at most
+// relativeDefinitionMax tokens after from, at least two from first, no
+// modal, negation, list, aside or second clause ("etc", a comma, a
+// relative pronoun …) nor any token stop reports, and ending on its
+// object, a noun or a number, not mid-phrase. Otherwise -1.
+func (x *sent) restClause(from, first int, stop func(k int, w string) bool) int {
 	end := len(x.ts)
 	if x.tagAt(end-1) == "." {
 		end--
 	}
-	if end-e > relativeDefinitionMax || end <= e+2 {
+	if end-from > relativeDefinitionMax || end <= first+1 {
 		return -1
 	}
-	for k := e + 1; k < end; k++ {
+	for k := first; k < end; k++ {
 		switch w := x.lowerAt(k); {
-		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc", w == "such",
-			x.tagAt(k) == "WDT" || x.tagAt(k) == "PRP" && w != "it":
-			return -1 // a modal, a negation, a list, an aside or a second clause
+		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc",
+			x.tagAt(k) == "WDT", stop(k, w):
+			return -1
 		}
 	}
 	if !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
-		return -1 // the clause ends on its object, not mid-phrase
+		return -1
 	}
 	return end
 }

@@ -327,21 +327,10 @@ func (x *sent) purpose(head, rel string, j int) []Triple {
 		return nil
 	}
 	if x.tagAt(j) == "VBG" {
-		end := len(x.ts)
-		if x.tagAt(end-1) == "." {
-			end--
-		}
-		if end-j > relativeDefinitionMax || end <= j+1 {
-			return nil
-		}
-		for m := j; m < end; m++ {
-			switch w := x.lowerAt(m); {
-			case x.tagAt(m) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc",
-				conditional[w], x.tagAt(m) == "WDT", x.tagAt(m) == "PRP" && w != "them" && w != "it":
-				return nil
-			}
-		}
-		if x.deictic(j, end) || !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
+		end := x.restClause(j, j, func(k int, w string) bool {
+			return conditional[w] || x.tagAt(k) == "PRP" && w != "them" && w != "it"
+		})
+		if end < 0 || x.deictic(j, end) {
 			return nil
 		}
 		return []Triple{{Head: head, Relation: rel, Tail: x.str(j, end), Kind: kindOfRelation(rel)}}
@@ -475,24 +464,9 @@ func (x *sent) purposeInfinitive(e int) int {
 	if x.lowerAt(e) != "to" || x.tagAt(e+1) != "VB" {
 		return -1
 	}
-	end := len(x.ts)
-	if x.tagAt(end-1) == "." {
-		end--
-	}
-	if end-e > relativeDefinitionMax || end <= e+2 {
-		return -1
-	}
-	for k := e + 1; k < end; k++ {
-		switch w := x.lowerAt(k); {
-		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc", w == "such",
-			x.tagAt(k) == "WDT", x.tagAt(k) == "WP", x.tagAt(k) == "PRP", conditional[w]:
-			return -1
-		}
-	}
-	if !isNoun(x.tagAt(end-1)) && x.tagAt(end-1) != "CD" {
-		return -1
-	}
-	return end
+	return x.restClause(e, e+1, func(k int, w string) bool {
+		return w == "such" || x.tagAt(k) == "WP" || x.tagAt(k) == "PRP" || conditional[w]
+	})
 }
 
 // requirement reads what a policy requires of its subject with "must" at
