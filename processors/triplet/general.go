@@ -364,7 +364,7 @@ var termWords = set("example", "examples", "copy", "lot", "number", "way", "thin
 	"list", "kind", "type", "sort", "part", "result", "reason", "problem", "question", "solution", "alternative",
 	"consequence", "note", "word", "case", "good", "better", "best", "common", "typical", "possible", "great",
 	"nice", "quick", "short", "long", "first", "second", "last", "next", "final", "similar", "major", "minor",
-	"few", "little", "big", "small", "large", "new", "old", "simple", "further", "related", "possible")
+	"few", "little", "big", "small", "large", "new", "old", "simple", "further", "related")
 
 // termDefinition reads the definition of a term: "A debug package is a
 // package that contains additional information that can be used by gdb."
