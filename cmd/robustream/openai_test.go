@@ -114,12 +114,17 @@ func TestInferenceFaults(t *testing.T) {
 	defer sim.Close()
 	models := writeSimModels(t, sim, "")
 	data := t.TempDir()
-	killed := make(chan struct{})
+	killed, finished := make(chan bool, 1), make(chan struct{})
 	go func() {
-		defer close(killed)
 		for sim.Stats().Answered < 30 {
-			time.Sleep(5 * time.Millisecond)
+			select {
+			case <-finished: // the run ended first: say so, do not wait forever
+				killed <- false
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
+		defer func() { killed <- true }()
 		sim.Kill()
 		time.Sleep(time.Second)
 		if err := sim.Restart(); err != nil {
@@ -131,7 +136,10 @@ func TestInferenceFaults(t *testing.T) {
 		"--max-failed", "1"}, &out, &errb); code != 0 {
 		t.Fatalf("eval --once exited %d\n%s\n%s", code, out.String(), tail(errb.String(), 3000))
 	}
-	<-killed
+	close(finished)
+	if !<-killed {
+		t.Errorf("the run ended after %d answers, before the server was killed", sim.Stats().Answered)
+	}
 	if !strings.Contains(out.String(), "open pairings 0") {
 		t.Errorf("pairings left open:\n%s", out.String())
 	}

@@ -144,25 +144,40 @@ func (s *Server) Addr() string { return s.addr }
 // nothing when the server is already down.
 func (s *Server) Kill() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.killLocked()
+	old := s.killLocked()
+	s.mu.Unlock()
+	old.close()
 }
 
-func (s *Server) killLocked() {
-	if s.life == nil {
-		return
+// killLocked ends the current life under s.mu and returns it; the caller
+// closes it with close once s.mu is released.
+func (s *Server) killLocked() *life {
+	l := s.life
+	if l == nil {
+		return nil
 	}
 	now := s.now()
-	for _, cr := range s.life.conns { // closed now, whenever their goroutines notice
+	for _, cr := range l.conns { // closed now, whenever their goroutines notice
 		cr.closedAt = now
 	}
-	// The listener is closed here too, not only by http.Server.Close,
-	// which knows it only once Serve has begun: a Restart right after
-	// Start must find the port free.
-	s.life.ln.Close()
-	s.life.http.Close() // errors are the listener's close errors, nothing to act on
-	s.life.cancel()
-	s.life = nil
+	// The listener is closed here, not only by http.Server.Close, which
+	// knows it only once Serve has begun: a Restart right after Start
+	// must find the port free.
+	l.ln.Close()
+	s.life = nil // from now on handle refuses this life's requests
+	return l
+}
+
+// close closes a killed life's connections, then ends its handlers: in
+// that order, so that no handler ended early can leave an empty 200 on a
+// connection still open. It must run without s.mu: http.Server.Close
+// waits for Serve to return, and Serve may be inside the ConnContext or
+// ConnState hook of a connection it has just accepted, which takes s.mu.
+func (l *life) close() {
+	if l != nil {
+		l.http.Close() // errors are the listener's close errors, nothing to act on
+		l.cancel()
+	}
 }
 
 // Restart brings the server back on the same address with an empty queue,
@@ -171,16 +186,20 @@ func (s *Server) killLocked() {
 // carry over: they describe the whole test, not one life of the server.
 func (s *Server) Restart() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return ErrClosed
 	}
-	s.killLocked()
+	old := s.killLocked()
 	ln, err := net.Listen("tcp", s.addr)
+	if err == nil {
+		s.serve(ln)
+	}
+	s.mu.Unlock()
+	old.close()
 	if err != nil {
 		return fmt.Errorf("simserver: listen again on %s: %w", s.addr, err)
 	}
-	s.serve(ln)
 	return nil
 }
 
@@ -189,8 +208,9 @@ func (s *Server) Restart() error {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	s.killLocked()
+	old := s.killLocked()
 	s.mu.Unlock()
+	old.close()
 	s.handlers.Wait()
 	return nil
 }

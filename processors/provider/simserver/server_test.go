@@ -6,6 +6,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -408,6 +410,59 @@ func TestRestartRightAfterStart(t *testing.T) {
 		if r := post(newClient(t), s, "/chat/completions", chat("x")); r.status != http.StatusOK {
 			t.Errorf("round %d: %v %d", i, r.err, r.status)
 		}
+	}
+}
+
+func TestKillWhileConnectionsArrive(t *testing.T) {
+	// Kill and Restart while clients keep connecting: a connection the
+	// HTTP server has just accepted runs its hooks, which take the
+	// server's lock, and Kill waits for that accept loop to end; holding
+	// the lock across that wait deadlocked once in CI.
+	s := start(t, with(Config{}))
+	stop := make(chan struct{})
+	var dialers sync.WaitGroup
+	for range 4 {
+		dialers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if c, err := net.DialTimeout("tcp", s.Addr(), time.Second); err == nil {
+					c.Close()
+				}
+			}
+		})
+	}
+	done := make(chan error, 1)
+	go func() {
+		for i := range 2000 {
+			time.Sleep(time.Duration(i%20) * 20 * time.Microsecond) // let the accept loop run
+			s.Kill()
+			if err := s.Restart(); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(time.Minute):
+		// Deadlocked: the cleanup's Close would hang too, even after a
+		// panic, so end the test binary here with every goroutine's stack.
+		fmt.Fprintln(os.Stderr, "--- FAIL: TestKillWhileConnectionsArrive: Kill and Restart did not return within a minute: deadlocked with a connection's hooks")
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 2)
+		os.Exit(1)
+	}
+	close(stop)
+	dialers.Wait()
+	if r := post(newClient(t), s, "/chat/completions", chat("x")); r.status != http.StatusOK {
+		t.Errorf("after the restarts: %v %d", r.err, r.status)
 	}
 }
 
