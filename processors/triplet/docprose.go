@@ -65,6 +65,16 @@ func retagDoc(ts []tok) {
 			// modules/VBZ must …": no verb comes before a modal
 			t.tag = "NNS"
 		}
+		if t.tag == "VBZ" && !finite && strings.HasSuffix(t.lower, "s") && i > 0 && (isNoun(ts[i-1].tag) || isAdj(ts[i-1].tag)) &&
+			i+1 < len(ts) && docVerbs[ts[i+1].lower+"s"] && !strings.HasPrefix(ts[i+1].tag, "VB") {
+			// "The core Unix tools/VBZ support/NN SELinux": a plural
+			// subject and the verb of its clause
+			t.tag, ts[i+1].tag = "NNS", "VBP"
+		}
+		if !finite && (t.tag == "NN" || isAdj(t.tag) || t.tag == "VB") && docVerbs[t.lower+"s"] && i > 1 && ts[i-1].tag == "NNS" &&
+			i+1 < len(ts) && ts[i+1].tag != "NN" && ts[i+1].tag != "NNS" {
+			t.tag = "VBP" // "The GNU tools support/NN long options"
+		}
 		if t.tag == "VBD" || t.tag == "VBZ" || t.tag == "VBP" || t.tag == "MD" {
 			finite = true
 		}
@@ -708,6 +718,10 @@ func (x *sent) restClause(from, first int, stop func(k int, w string) bool) int 
 		return -1
 	}
 	for k := first; k < end; k++ {
+		if pe := x.nameInParentheses(k); pe > k {
+			k = pe // "on Linux's LSM (Linux Security Modules) interface": a name spelled out
+			continue
+		}
 		switch w := x.lowerAt(k); {
 		case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc",
 			x.tagAt(k) == "WDT", stop(k, w):
@@ -718,6 +732,78 @@ func (x *sent) restClause(from, first int, stop func(k int, w string) bool) int 
 		return -1
 	}
 	return end
+}
+
+// nameInParentheses returns the index of the ")" closing a parenthesis at
+// k that holds only a name or an acronym ("(MAC)", "(Linux Security
+// Modules)"), or -1.
+func (x *sent) nameInParentheses(k int) int {
+	if x.lowerAt(k) != "(" {
+		return -1
+	}
+	for m := k + 1; m < len(x.ts) && m <= k+5; m++ {
+		switch {
+		case x.lowerAt(m) == ")":
+			if m == k+1 {
+				return -1
+			}
+			return m
+		case !isProper(x.tagAt(m)):
+			return -1
+		}
+	}
+	return -1
+}
+
+// acronymInside returns the end of a noun phrase that goes on after an
+// acronym in parentheses at e ("a Mandatory Access Control (MAC) |
+// system"), or e.
+func (x *sent) acronymInside(e int) int {
+	pe := x.nameInParentheses(e)
+	if pe != e+2 || !isNoun(x.tagAt(pe+1)) {
+		return e
+	}
+	k := pe + 1
+	for isNoun(x.tagAt(k)) {
+		k++
+	}
+	return k
+}
+
+// participleDefinition returns the end of a reduced relative clause at e
+// that completes a definition ("a process | started automatically by the
+// boot sequence.", "a protocol | allowing remote access to a filesystem
+// through the network."), when it is the rest of the sentence under the
+// limits of restClause: a participle followed by its preposition, or a
+// present participle by its object. Otherwise -1.
+func (x *sent) participleDefinition(e int) int {
+	switch x.tagAt(e) {
+	case "VBN":
+		if p := x.lowerAt(x.skipAdverbs(e + 1)); !definitionPreps[p] && p != "by" && p != "as" {
+			return -1
+		}
+	case "VBG":
+		if t := x.tagAt(e + 1); t != "DT" && !isAdj(t) && !isNoun(t) {
+			return -1
+		}
+	default:
+		return -1
+	}
+	return x.restClause(e, e+1, func(k int, w string) bool {
+		return w == "such" || x.tagAt(k) == "WP" || x.tagAt(k) == "PRP" || conditional[w]
+	})
+}
+
+// innerParticiple returns the index of a present participle that a noun
+// phrase [k, e) took in after its noun ("a protocol | allowing remote
+// access"), where the reduced relative clause begins, or e.
+func (x *sent) innerParticiple(k, e int) int {
+	for m := k + 2; m < e; m++ {
+		if x.tagAt(m) == "VBG" && isNoun(x.tagAt(m-1)) {
+			return m
+		}
+	}
+	return e
 }
 
 // relativeDefinitionMax bounds the relative clause of a definition: longer

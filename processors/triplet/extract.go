@@ -376,7 +376,9 @@ func (x *sent) skipIntro() (int, string) {
 	date := ""
 	for n := 0; n < 3 && i < len(x.ts); n++ {
 		t := x.ts[i]
-		if t.tag == "IN" || t.tag == "RB" || t.tag == "VBG" || t.lower == "according" {
+		if t.tag == "IN" || t.tag == "RB" || t.tag == "VBG" || t.lower == "according" || t.lower == "like" || t.lower == "unlike" {
+			// "Like GNOME, Xfce is …": "Like" opening a sentence is read
+			// as a name by its capital
 			if t.tag == "IN" {
 				if e := x.date(i + 1); e > i+1 {
 					date = x.str(i+1, e)
@@ -871,14 +873,15 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	if r, re := x.role(k); r != "" && (x.lowerAt(re) == "of" || x.lowerAt(re) == "at" || x.ts[k].lower != "a" && x.ts[k].lower != "an") {
 		return nil // a role: read by appositions when it names its organisation
 	}
-	e2 := x.ofNP(k, e)
+	e2 := x.acronymInside(x.ofNP(k, e))
 	switch {
 	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))) && !x.rangeOrComparison(e):
 		// "the 2D, antialiased drawing library" is not a figure
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
-	case x.lowerAt(k) == "part" && x.lowerAt(k+1) == "of" && x.hasProper(hs, hs+1):
-		// "GNU findutils is part of the GNU Operating System"
+	case x.lowerAt(k) == "part" && x.lowerAt(k+1) == "of" && (x.hasProper(hs, hs+1) || x.subjNamed && !x.weakHead):
+		// "GNU findutils is part of the GNU Operating System", "The NFS
+		// server is part of the Linux kernel"
 		if pe := x.np(k + 2); pe > k+2 && x.hasProper(k+2, pe) && x.defStops(pe) && x.lowerAt(pe) != "with" {
 			return []Triple{{Head: head, Relation: be + " part of", Tail: x.str(k+2, pe), Kind: KindCopula}}
 		}
@@ -895,6 +898,11 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 				// "The Quill Tracker is a web tool to track the activity
 				// of a source package": what it is for completes it
 				return []Triple{{Head: head, Relation: be, Tail: x.str(k, ie), Kind: KindCopula}}
+			}
+			if pe := x.participleDefinition(x.innerParticiple(k, e2)); pe > 0 && !x.hasNumber(k, pe) && !x.deictic(k, pe) && !x.evaluative(k) {
+				// "NFS is a protocol allowing remote access to a
+				// filesystem through the network"
+				return []Triple{{Head: head, Relation: be, Tail: x.str(k, pe), Kind: KindCopula}}
 			}
 		}
 		rel := x.relativeFacts(head, e2, end)

@@ -404,6 +404,10 @@ func (x *sent) termDefinition() *Triple {
 	}
 	e = x.ofNP(k, e)
 	end := x.defEnd(e)
+	if pe := x.participleDefinition(e); end < 0 && pe > 0 && !x.hasNumber(k, pe) && !x.deictic(k, pe) {
+		// "A daemon is a process started automatically by the boot sequence."
+		return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, pe), Kind: KindCopula}
+	}
 	if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
 		if re := x.relativeDefinition(end); re > 0 && !x.hasNumber(k, end) && !x.deictic(k, re) {
 			return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, re), Kind: KindCopula}

@@ -7,6 +7,22 @@ import "testing"
 // sentences of the same look that must not. Names are invented.
 func TestExtractGeneral(t *testing.T) {
 	for _, tc := range []struct{ text, head, relation, tail, kind string }{
+		// A definition completed by a reduced relative clause: a
+		// participle with its preposition, a present participle with its
+		// object; an acronym in parentheses inside the genus (a genus
+		// with a name ends before a participle, as before).
+		{"Quillnet is a protocol allowing remote access to a Fjord share through the network.", "Quillnet", "is", "a protocol allowing remote access to a Fjord share through the network", KindCopula},
+		{"A quillet is a process started automatically by the Fjord sequence.", "A quillet", "is", "a process started automatically by the Fjord sequence", KindCopula},
+		{"Quillguard is a Fjord Access Control (FAC) system built on the Quill Security Modules interface.", "Quillguard", "is", "a Fjord Access Control (FAC) system", KindCopula},
+		{"Quillnet is a protocol allowing it to reach a Fjord share.", "", "", "", ""},
+		{"Quillnet is a protocol built on Fjord, which you can extend.", "", "", "", ""},
+		// "part of" with a named subject that opens with "the"; an
+		// introductory "Like X," before the subject.
+		{"The Quill server is part of the Fjord kernel.", "The Quill server", "is part of", "the Fjord kernel", KindCopula},
+		{"The server is part of the Fjord kernel.", "", "", "", ""},
+		{"Like Fjordpad, Quillpad is based on the Quill toolkit.", "Quillpad", "is based on", "the Quill toolkit", KindVerb},
+		// A plural subject whose noun the tagger reads as a verb.
+		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
 		{"quillz produces files with a .qz extension.", "quillz", "produces", "files with a .qz extension", KindVerb},
 		{"Quillpad provides extensions for quill_core.", "Quillpad", "provides", "extensions for quill_core", KindVerb},
