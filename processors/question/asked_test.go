@@ -58,6 +58,10 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "reserves", "512 KB", "Lintwerk reserves 512 KB for its buffers.", "How many KB does Lintwerk reserve?"},
 		{"verb", "Lintwerk", "comes with", "two testing frameworks", "Lintwerk comes with two testing frameworks.", "How many testing frameworks does Lintwerk come with?"},
 		{"verb", "Lintwerk", "was updated to", "Unicode 6.0.0", "Lintwerk has been updated to Unicode 6.0.0.", "What was Lintwerk updated to?"},
+		// A passive agrees with a plural subject, whatever the relation
+		// says; a name ending in "s" is no plural.
+		{"verb", "The Lintwerk data tables", "was updated to", "Unicode 6.0.0", "The Lintwerk data tables have been updated to Unicode 6.0.0.", "What were the Lintwerk data tables updated to?"},
+		{"verb", "GNU Quillwerks", "was updated to", "Unicode 6.0.0", "GNU Quillwerks has been updated to Unicode 6.0.0.", "What was GNU Quillwerks updated to?"},
 		// Anything else: "What".
 		{"verb", "Lintwerk", "depends on", "libquill", "Lintwerk depends on libquill.", "What does Lintwerk depend on?"},
 		{"verb", "QPL", "stands for", "Quill Public License", "QPL stands for Quill Public License.", "What does QPL stand for?"},

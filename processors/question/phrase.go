@@ -108,6 +108,17 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	// "is installed in", "was introduced in".
 	if (len(f) == 3 || len(f) == 4 && particles[f[2]]) && (f[0] == "was" || f[0] == "were" || f[0] == "is" || f[0] == "are") {
 		be, participle := f[0], strings.Join(f[1:len(f)-1], " ") // "set up", a phrasal verb
+		if hw := strings.Fields(head); pluralNounPhrase(head) && !isCapitalized(hw[len(hw)-1]) {
+			// "The Unicode data tables have been updated to …" asks
+			// "What were the Unicode data tables updated to?" ("GNU
+			// Emacs", a name, is not a plural)
+			switch be {
+			case "was":
+				be = "were"
+			case "is":
+				be = "are"
+			}
+		}
 		kind := kindOf(tail, sentence)
 		switch {
 		case last == "by":

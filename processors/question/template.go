@@ -215,7 +215,6 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 // pluralHead: a subject that takes a plural verb: coordinated names ("cp
 // and mv"), or a noun phrase ending in a plural noun ("IBM Z platforms").
 func pluralHead(head string) bool {
-	orig := strings.Fields(head)
 	h := strings.ToLower(strings.TrimSpace(head))
 	w := strings.Fields(h)
 	if len(w) == 0 || imperatives[w[0]] {
@@ -224,8 +223,18 @@ func pluralHead(head string) bool {
 	if strings.Contains(h, " and ") || strings.Contains(h, ", ") {
 		return true
 	}
-	// A plural noun phrase that names something ("IBM Z platforms"), not
-	// a kind of thing opening a sentence ("Opaque formats").
+	return pluralNounPhrase(head)
+}
+
+// pluralNounPhrase: a plural noun phrase that names something ("IBM Z
+// platforms", "the Unicode data tables"), not a kind of thing opening a
+// sentence ("Opaque formats").
+func pluralNounPhrase(head string) bool {
+	orig := strings.Fields(head)
+	w := strings.Fields(strings.ToLower(head))
+	if len(w) == 0 || imperatives[w[0]] {
+		return false
+	}
 	named := false
 	for _, x := range orig[1:] {
 		if len([]rune(x)) > 1 && isCapitalized(x) || codeToken(x) {

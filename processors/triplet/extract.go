@@ -747,6 +747,14 @@ func (x *sent) closes(j int) bool {
 	return j >= len(x.ts) || x.lowerAt(j) == "," || x.tagAt(j) == "." || x.lowerAt(j) == ";"
 }
 
+// cutBefore reports a noun phrase ending at j that the tags cut short: a
+// noun, or a plural noun read as a verb, still follows ("the
+// debconf_specification | files/VBZ in …").
+func (x *sent) cutBefore(j int) bool {
+	t := x.tagAt(j)
+	return isNoun(t) || t == "POS" || (t == "VBZ" || t == "VBP") && !x.closes(j+1) && x.tagAt(j+1) != "DT"
+}
+
 // predicate reads the verb group at i and what follows it.
 func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 	// Adverbs before the verb: "also", "already"; negation ends the reading.
@@ -783,6 +791,9 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 		if x.tagAt(k) == "VBN" {
 			if x.lowerAt(k) == "been" {
 				be = "was"
+				if v.lower == "have" {
+					be = "were" // "The tables have been updated to …"
+				}
 			} else {
 				i, v = k, x.ts[k]
 			}
@@ -927,7 +938,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			return rel
 		}
 		return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula})
-	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1):
+	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1) &&
+		!x.listAfter(e2) && x.innerParticiple(k, e2) == e2:
+		// not "the GNU build system comprising Autoconf | , Automake …"
 		// "Lonevåg is Fjordline's largest warehouse": the name answers
 		// "What is Fjordline's largest warehouse?".
 		comp := x.str(k, e2)
@@ -1013,7 +1026,17 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) {
-			// "was based on libjpeg/SIMD": a name written as code
+			// "was based on libjpeg/SIMD": a name written as code. A
+			// phrase the tags cut before its noun goes on: "is included
+			// in the debconf_specification files/VBZ in …", "are based
+			// on Bitstream Vera fonts/VBZ version 1.10"
+			for k := e; e == k && k < len(x.ts) && (isNoun(x.tagAt(k)) || x.tagAt(k) == "CD" ||
+				(x.tagAt(k) == "VBZ" || x.tagAt(k) == "VBP") && strings.HasSuffix(x.lowerAt(k), "s")); k++ {
+				e = k + 1
+			}
+			if x.cutBefore(e) {
+				return nil
+			}
 			rel := be + " " + participle + " " + p
 			kind := KindVerb
 			if locatives[participle] && p != "on" {
@@ -1179,7 +1202,8 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 	// A date after the object: "opened … on 8 September 2025". After "to"
 	// and a verb ("helped to polish the language … in August 2022") the
 	// date belongs to the other verb.
-	for k := obj; k < len(x.ts) && k < obj+10 && x.tagAt(j) != "TO"; k++ {
+	for k := obj; k < len(x.ts) && k < obj+10 && x.tagAt(j) != "TO" && !pronounObjects[x.lowerAt(j)]; k++ {
+		// "restructured it in 2001": what was restructured is not named
 		if x.ts[k].lower == "," || x.tagAt(k) == "WDT" || x.tagAt(k) == "CC" {
 			break
 		}

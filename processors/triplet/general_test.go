@@ -21,6 +21,16 @@ func TestExtractGeneral(t *testing.T) {
 		{"The Quill server is part of the Fjord kernel.", "The Quill server", "is part of", "the Fjord kernel", KindCopula},
 		{"The server is part of the Fjord kernel.", "", "", "", ""},
 		{"Like Fjordpad, Quillpad is based on the Quill toolkit.", "Quillpad", "is based on", "the Quill toolkit", KindVerb},
+		// Found by the second fresh sample: a dated event whose object is
+		// a pronoun; a name defined by a phrase cut inside a list or
+		// holding a participle; a place the tags cut before its noun
+		// ("files/VBZ") goes on to it; "have been" agrees with its plural
+		// subject.
+		{"Oda Rasmussen largely restructured it in 2001.", "", "", "", ""},
+		{"Oda Rasmussen largely restructured the Quill manual in 2001.", "Oda Rasmussen", "restructured in", "2001", KindVerb},
+		{"Quilltools is the Fjord build system comprising Quillconf, Quillmake, and gettext.", "", "", "", ""},
+		{"The Quill Configuration Specification is included in the quill_specification files in the quill-policy package.", "The Quill Configuration Specification", "is included in", "the quill_specification files", KindVerb},
+		{"The Quill data tables have been updated to Unicode 7.0.0.", "The Quill data tables", "were updated to", "Unicode 7.0.0", KindVerb},
 		// A plural subject whose noun the tagger reads as a verb.
 		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
