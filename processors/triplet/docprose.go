@@ -75,6 +75,12 @@ func retagDoc(ts []tok) {
 			i+1 < len(ts) && ts[i+1].tag != "NN" && ts[i+1].tag != "NNS" {
 			t.tag = "VBP" // "The GNU tools support/NN long options"
 		}
+		if t.tag == "NNS" && !finite && strings.HasSuffix(t.lower, "s") && i > 1 && (kindNouns[ts[i-1].lower] || identifierKinds[ts[i-1].lower]) &&
+			isProper(ts[i-2].tag) && i+1 < len(ts) && (ts[i+1].tag == "DT" || isAdj(ts[i+1].tag) || isNoun(ts[i+1].tag) || ts[i+1].tag == "VBN" || ts[i+1].tag == "VBD" || ts[i+1].tag == "PRP$") {
+			// "The mod_rewrite module rewrites/NNS requested URLs": the
+			// verb after a name and its kind
+			t.tag = "VBZ"
+		}
 		if t.tag == "VBD" || t.tag == "VBZ" || t.tag == "VBP" || t.tag == "MD" {
 			finite = true
 		}
@@ -82,9 +88,12 @@ func retagDoc(ts []tok) {
 		case codeToken(t.text):
 			t.tag, t.name = "NNP", true
 		case packageName(t.text) && i > 1 && kindNouns[ts[i-1].lower] && ts[i-2].tag == "DT",
-			packageName(t.text) && i > 0 && i+1 < len(ts) && ts[i-1].tag == "DT" && kindNouns[ts[i+1].lower]:
+			packageName(t.text) && i > 0 && i+1 < len(ts) && ts[i-1].tag == "DT" && kindNouns[ts[i+1].lower],
+			identifierName(t.text) && i > 0 && i+1 < len(ts) && ts[i-1].tag == "DT" && (kindNouns[ts[i+1].lower] || identifierKinds[ts[i+1].lower]):
 			// "the package openjdk-17-jre", "the libfoo-dev package": a
-			// package is named by its lower-case name
+			// package is named by its lower-case name; "the .fc file",
+			// "the debian/control file", "the -l option", "the
+			// mod_rewrite module": an identifier before its kind
 			t.tag, t.name = "NNP", true
 		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
 			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):
@@ -110,6 +119,26 @@ func packageName(w string) bool {
 	}
 	return strings.ContainsAny(w, "0123456789-+.")
 }
+
+// identifierName: a lower-case word written as an identifier, not a word
+// of English: with "_" or "/" inside ("mod_rewrite", "debian/control") or
+// a file extension (".fc"). An option ("-l", "--fast") is not one: it
+// names nothing without its program.
+func identifierName(w string) bool {
+	switch {
+	case len(w) < 2 || strings.ContainsAny(w, "`'\"()[]{}<>*|=\\"):
+		return false
+	case strings.HasPrefix(w, ".") && len(w) > 2:
+		return strings.IndexFunc(w[1:], func(r rune) bool { return !unicode.IsLower(r) && !unicode.IsDigit(r) }) < 0
+	}
+	return lowerFirstWord(w) && nameWord(strings.ReplaceAll(w, "/", "_")) && strings.ContainsAny(w[1:len(w)-1], "_/")
+}
+
+// identifierKinds are the kinds an identifier is named with in reference
+// text, besides kindNouns: "the mod_rewrite module", "the Require
+// directive".
+var identifierKinds = set("option", "directive", "field", "variable", "flag", "setting", "parameter", "function",
+	"macro", "script", "target", "keyword", "extension")
 
 // docVerbs are the verbs documentation states facts with, in the third
 // person.

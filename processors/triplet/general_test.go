@@ -31,6 +31,14 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quilltools is the Fjord build system comprising Quillconf, Quillmake, and gettext.", "", "", "", ""},
 		{"The Quill Configuration Specification is included in the quill_specification files in the quill-policy package.", "The Quill Configuration Specification", "is included in", "the quill_specification files", KindVerb},
 		{"The Quill data tables have been updated to Unicode 7.0.0.", "The Quill data tables", "were updated to", "Unicode 7.0.0", KindVerb},
+		// An identifier before its kind names the subject; the verb after
+		// a name and its kind is a verb, not a plural noun; an option
+		// names nothing without its program.
+		{"The .qz file defines the quill contexts of the module.", "The .qz file", "defines", "the quill contexts of the module", KindVerb},
+		{"The quill/control file contains the metadata of the source package.", "The quill/control file", "contains", "the metadata of the source package", KindVerb},
+		{"The Quillgate directive controls access restrictions for a directory.", "The Quillgate directive", "controls", "access restrictions for a directory", KindVerb},
+		{"The mod_quill module rewrites requested addresses on the fly.", "", "", "", ""},
+		{"The -q option lists the quill contexts of the module.", "", "", "", ""},
 		// A plural subject whose noun the tagger reads as a verb.
 		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
