@@ -32,6 +32,8 @@ func codeToken(w string) bool {
 		return true
 	case strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], "."):
 		return true
+	case hostName(w):
+		return true
 	}
 	// a file name: letters before the dot, a short lower-case extension
 	if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 && len(w)-i-1 <= 5 {
@@ -43,6 +45,24 @@ func codeToken(w string) bool {
 	}
 	return false
 }
+
+// hostName: a lower-case host name of two labels or more under a common
+// top-level domain ("lists.debian.org", "irc.oftc.net").
+func hostName(w string) bool {
+	labels := strings.Split(w, ".")
+	if len(labels) < 2 || !topLevelDomains[labels[len(labels)-1]] {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.IndexFunc(l, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) >= 0 {
+			return false
+		}
+	}
+	return unicode.IsLetter(rune(w[0]))
+}
+
+var topLevelDomains = set("org", "com", "net", "edu", "gov", "io", "dev", "info", "eu", "de", "fr", "uk", "nl", "jp",
+	"ch", "at", "it", "es", "se", "no", "fi", "dk", "be", "ca", "au", "us", "ru", "cn", "br", "in")
 
 // fileExtensions are the extensions that make a word a file name; a word
 // such as "e.g" or "Inc.com" is not one.

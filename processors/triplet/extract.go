@@ -1315,7 +1315,7 @@ func (x *sent) definition(hs, k, e int) bool {
 // clause begins; -1 when the end cannot be told or a list follows.
 func (x *sent) defEnd(e int) int {
 	for n := 0; n < 3 && !x.defStops(e); n++ {
-		if !definitionPreps[x.lowerAt(e)] {
+		if !definitionPreps[x.lowerAt(e)] && !chainPreps[x.lowerAt(e)] {
 			return -1
 		}
 		pe := x.np(e + 1)
@@ -1365,6 +1365,11 @@ func (x *sent) defStops(e int) bool {
 }
 
 var definitionPreps = set("for", "from", "to", "with", "in", "on", "of", "into")
+
+// chainPreps go on with a definition's noun phrase, though a participle
+// before them does not end it: "a mailing list for private discussions
+// amongst Debian developers".
+var chainPreps = set("among", "amongst", "between", "about", "within", "across", "through", "over", "at")
 
 // listAfter reports a list going on after a phrase ending at e: ", B" or
 // "and B" / "or B" with another noun phrase. A fact whose answer is one item

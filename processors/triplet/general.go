@@ -125,6 +125,12 @@ func (x *sent) namingPhrase(e int) int {
 	if x.closes(pe) || x.lowerAt(pe) == "to" && x.tagAt(pe+1) == "VB" {
 		return pe
 	}
+	if p := x.lowerAt(pe); p == "on" || p == "in" {
+		// "a framework for Multicast DNS Service Discovery | on Debian."
+		if qe := x.np(pe + 1); qe > pe+1 && x.closes(qe) && !x.listAfter(qe) {
+			return qe
+		}
+	}
 	return e
 }
 

@@ -39,6 +39,13 @@ func TestExtractGeneral(t *testing.T) {
 		{"The Quillgate directive controls access restrictions for a directory.", "The Quillgate directive", "controls", "access restrictions for a directory", KindVerb},
 		{"The mod_quill module rewrites requested addresses on the fly.", "", "", "", ""},
 		{"The -q option lists the quill contexts of the module.", "", "", "", ""},
+		// A host name is a name; a definition goes on through "amongst",
+		// "between" …; a vague object is made specific by a "for" phrase
+		// naming something, with a place after it.
+		{"quill-private@lists.quill.org is a special mailing list for private discussions amongst Quill developers.", "quill-private@lists.quill.org", "is", "a special mailing list for private discussions amongst Quill developers", KindCopula},
+		{"The icon code in Quillkit 2.6 follows the quill.org icon theme specification.", "The icon code in Quillkit 2.6", "follows", "the quill.org icon theme specification", KindVerb},
+		{"Quillhi provides a framework for Fjord Service Discovery on Quill.", "Quillhi", "provides", "a framework for Fjord Service Discovery on Quill", KindVerb},
+		{"Quillhi provides a framework for service discovery on Quill.", "", "", "", ""},
 		// A plural subject whose noun the tagger reads as a verb.
 		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
