@@ -233,8 +233,10 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if len(x.ts) < 3 || startsWithVerb(x.ts) || x.ts[0].tag == "TO" {
 		return nil // "Fix …", "Add support for …", "To fix this, …"
 	}
-	if consequence[x.lowerAt(0)] {
-		return nil // "Hence gcc aligns …": true of the case just described, not in general
+	if consequence[x.lowerAt(0)] || x.caseBefore() {
+		// "Hence gcc aligns …", "In this case, the variable … is set to
+		// False": true of the case just described, not in general
+		return nil
 	}
 	if conditional[x.lowerAt(0)] {
 		return nil // "If you use Quill, …": true only under its condition
@@ -343,6 +345,20 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		out = append(out, x.predicate(head, hs, k, "")...)
 	}
 	return out
+}
+
+// caseBefore reports a sentence opening with a pointer to a case the text
+// described before it: "In this case", "In such cases", "In either case".
+func (x *sent) caseBefore() bool {
+	if x.lowerAt(0) != "in" {
+		return false
+	}
+	switch x.lowerAt(1) {
+	case "this", "that", "such", "these", "those", "both", "either", "each", "which", "the", "any":
+		w := x.lowerAt(2)
+		return w == "case" || w == "cases" || x.lowerAt(1) == "the" && w == "latter" || x.lowerAt(1) == "the" && w == "former"
+	}
+	return false
 }
 
 // secondPassive returns the index of the copula of a passive coordinated
@@ -1004,6 +1020,13 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 			if x.ts[k].lower == "," || x.tagAt(k) == "CC" {
 				break
 			}
+		}
+		// "KVM was merged into the Linux kernel", "/sbin/init is
+		// symlinked to /lib/systemd/systemd": where the subject went, a
+		// name that ends the phrase
+		if e := x.np(j + 1); p != "as" && !upgradeParticiples[participle] && x.subjNamed && !x.weakHead && e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) &&
+			!x.cutBefore(e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !x.possessive(j+1, e) {
+			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 	case "by":
 		// The agent is a name, not a thing named after one ("GDB's

@@ -46,6 +46,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"The icon code in Quillkit 2.6 follows the quill.org icon theme specification.", "The icon code in Quillkit 2.6", "follows", "the quill.org icon theme specification", KindVerb},
 		{"Quillhi provides a framework for Fjord Service Discovery on Quill.", "Quillhi", "provides", "a framework for Fjord Service Discovery on Quill", KindVerb},
 		{"Quillhi provides a framework for service discovery on Quill.", "", "", "", ""},
+		// A passive with "into"/"to" and a name: where the subject went;
+		// an update needs its version; a case described before holds
+		// only there.
+		{"Unlike other systems, Quillvm was merged into the Fjord kernel from the start.", "Quillvm", "was merged into", "the Fjord kernel", KindVerb},
+		{"In this case, the variable HAVE_QUILL is set to Fjord.", "", "", "", ""},
+		{"The variable HAVE_QUILL is set to Fjord.", "The variable HAVE_QUILL", "is set to", "Fjord", KindVerb},
 		// A plural subject whose noun the tagger reads as a verb.
 		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
