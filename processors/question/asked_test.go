@@ -45,6 +45,7 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"copula", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
 		{"verb", "Lintwerk", "is designed for", "Quill servers", "Lintwerk is designed for Quill servers.", "What is Lintwerk designed for?"},
 		{"copula", "A lint package", "is", "a package that checks Quill files", "A lint package is a package that checks Quill files.", "What is a lint package?"},
+		{"copula", "lint packages", "are", "packages that check Quill files", "Lint packages are packages that check Quill files.", "What are lint packages?"},
 		// A place: "Where", for "at" and for an address.
 		{"verb", "Lintwerk", "was developed at", "the University of Bergen", "Lintwerk was developed at the University of Bergen.", "Where was Lintwerk developed?"},
 		{"verb", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},

@@ -305,20 +305,27 @@ func questionNamed(q string) bool {
 // definedTerm: "What is a debug package?", the question a term's
 // definition answers: "What is", then "a" or "an" and two to four nouns,
 // adjectives or participles (no pronoun or function word), up to the
-// question mark.
+// question mark; or "What are" and two to four such words, the last a
+// plural ("What are debug packages?").
 func definedTerm(ts []tag.Token, i int) bool {
-	if i != 2 || !strings.EqualFold(ts[0].Text, "what") || !strings.EqualFold(ts[1].Text, "is") {
+	if i != 2 || !strings.EqualFold(ts[0].Text, "what") {
 		return false
 	}
-	if a := strings.ToLower(ts[i].Text); a != "a" && a != "an" {
+	plural := strings.EqualFold(ts[1].Text, "are")
+	if !plural && !strings.EqualFold(ts[1].Text, "is") {
 		return false
 	}
-	words := ts[i+1:]
+	words := ts[i:]
+	if a := strings.ToLower(ts[i].Text); !plural && a != "a" && a != "an" {
+		return false
+	} else if !plural {
+		words = ts[i+1:]
+	}
 	if len(words) > 0 && words[len(words)-1].Text == "?" {
 		words = words[:len(words)-1]
 	}
-	if len(words) < 2 || len(words) > 4 {
-		return false
+	if len(words) < 2 || len(words) > 4 || plural && !strings.HasSuffix(strings.ToLower(words[len(words)-1].Text), "s") {
+		return false // "What are debug packages?": two to four words, the last a plural
 	}
 	for _, w := range words {
 		if unnamed[strings.ToLower(w.Text)] || dangling[strings.ToLower(w.Text)] || !strings.HasPrefix(w.Tag, "NN") && !strings.HasPrefix(w.Tag, "JJ") && w.Tag != "VBG" && w.Tag != "VBN" {

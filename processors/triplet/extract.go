@@ -276,6 +276,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
+	if hs == 0 && he > 1 && isCapital(x.ts[0].text) && commonAdjectives[x.ts[0].lower] && strings.HasPrefix(head, x.ts[0].text+" ") {
+		// "Public Python 3 modules must …": an adjective opening the
+		// sentence keeps its capital only there
+		head = x.ts[0].lower + head[len(x.ts[0].text):]
+	}
 	if bareRelease(head) || bareReference(head) || documentPart(head) || x.deictic(hs, he) && (r.docTopic == "" || !x.genericSubject(hs, he)) {
 		return out // "Version 1 was released in June 1989": a version of what the text is about, unnamed
 	}
@@ -291,9 +296,15 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if named && he-hs == 2 && x.ts[hs].lower == "the" && versionedName(x.ts[hs+1].text) {
 		head = x.str(hs+1, he) // "The Nettle-3.5.1 corrects …": no article before a release
 	}
-	if !named && hs == 0 {
+	if (!named || x.weakHead || x.lowerAt(0) != "a" && x.lowerAt(0) != "an") && hs == 0 {
 		if t := x.termDefinition(); t != nil {
-			return append(out, *t) // "A debug package is a package that …"
+			// "A debug package is a package that …", "Debug packages are
+			// packages that …" (a capital opening the sentence only, the
+			// term asked in lower case)
+			if x.weakHead || commonAdjectives[x.ts[0].lower] {
+				t.Head = x.ts[0].lower + t.Head[len(x.ts[0].text):]
+			}
+			return append(out, *t)
 		}
 	}
 	if !named && r.docTopic != "" && x.genericSubject(hs, he) {
@@ -346,6 +357,12 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	return out
 }
+
+// commonAdjectives open a subject in lower case after its sentence's first
+// word: "public Python 3 modules", "normal Debian packages".
+var commonAdjectives = set("normal", "public", "private", "standard", "virtual", "native", "non-native", "main",
+	"common", "optional", "essential", "required", "official", "local", "remote", "global", "static", "shared",
+	"dynamic", "binary", "old", "new", "older", "newer", "recent", "current", "default", "separate", "individual")
 
 // caseBefore reports a sentence opening with a pointer to a case the text
 // described before it: "In this case", "In such cases", "In either case".

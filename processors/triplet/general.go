@@ -366,6 +366,9 @@ func kindOfRelation(rel string) string {
 
 // termWords are the nouns and modifiers that never make a term of their
 // own: "A good example is …", "A copy of the licence is …".
+// quantityWords open a plural phrase that counts instead of naming.
+var quantityWords = set("most", "many", "several", "some", "few", "all", "both", "various", "numerous", "other", "such", "these", "those", "certain", "more", "fewer", "additional", "multiple")
+
 var termWords = set("example", "examples", "copy", "lot", "number", "way", "thing", "bit", "couple", "variety",
 	"list", "kind", "type", "sort", "part", "result", "reason", "problem", "question", "solution", "alternative",
 	"consequence", "note", "word", "case", "good", "better", "best", "common", "typical", "possible", "great",
@@ -381,15 +384,23 @@ var termWords = set("example", "examples", "copy", "lot", "number", "way", "thin
 // what the term is, as a named subject's definition does (defEnd,
 // vagueDefinition, relativeDefinition).
 func (x *sent) termDefinition() *Triple {
+	// A plural term has no article: "Debug packages are packages that …"
+	plural, from, be := false, 1, "is"
 	if w := x.lowerAt(0); w != "a" && w != "an" {
-		return nil
+		if t := x.tagAt(0); badHeads[w] || quantityWords[w] || !isNoun(t) && !isAdj(t) || isProper(t) && !isCapital(x.ts[0].text) {
+			return nil
+		}
+		plural, from, be = true, 0, "are"
 	}
 	he := x.np(0)
-	if he < 2 || he > 5 || x.tagAt(he-1) != "NN" || x.lowerAt(he) != "is" {
+	switch {
+	case plural && (he < 1 || he > 4 || x.tagAt(he-1) != "NNS" || x.lowerAt(he) != "are"):
+		return nil
+	case !plural && (he < 2 || he > 5 || x.tagAt(he-1) != "NN" || x.lowerAt(he) != "is"):
 		return nil
 	}
 	term := false
-	for m := 1; m < he; m++ {
+	for m := from; m < he; m++ {
 		if x.tagAt(m) == "CD" || x.tagAt(m) == "POS" {
 			return nil
 		}
@@ -401,22 +412,25 @@ func (x *sent) termDefinition() *Triple {
 		return nil
 	}
 	k := he + 1
-	if w := x.lowerAt(k); w != "a" && w != "an" {
+	if w := x.lowerAt(k); !plural && w != "a" && w != "an" {
 		return nil
 	}
+	if t := x.tagAt(k); plural && (t == "DT" || t == "PRP$" || t == "CD" || badHeads[x.lowerAt(k)] || quantityWords[x.lowerAt(k)] || !isNoun(t) && !isAdj(t)) {
+		return nil // "Debug packages are the ones …", "… are many"
+	}
 	e := x.np(k)
-	if e == k || !isNoun(x.tagAt(e-1)) {
+	if e == k || !isNoun(x.tagAt(e-1)) || plural && x.tagAt(e-1) != "NNS" {
 		return nil
 	}
 	e = x.ofNP(k, e)
 	end := x.defEnd(e)
 	if pe := x.participleDefinition(e); end < 0 && pe > 0 && !x.hasNumber(k, pe) && !x.deictic(k, pe) {
 		// "A daemon is a process started automatically by the boot sequence."
-		return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, pe), Kind: KindCopula}
+		return &Triple{Head: x.str(0, he), Relation: be, Tail: x.str(k, pe), Kind: KindCopula}
 	}
 	if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
 		if re := x.relativeDefinition(end); re > 0 && !x.hasNumber(k, end) && !x.deictic(k, re) {
-			return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, re), Kind: KindCopula}
+			return &Triple{Head: x.str(0, he), Relation: be, Tail: x.str(k, re), Kind: KindCopula}
 		}
 	}
 	if end < 0 || end-k > 14 || x.hasNumber(k, end) || x.vagueDefinition(k, end) || x.deictic(k, end) {
@@ -426,11 +440,11 @@ func (x *sent) termDefinition() *Triple {
 		// "A virtual package is a name that several packages provide":
 		// the genus alone ("a name") defines nothing
 		if re := x.relativeDefinition(end); re > 0 && !x.deictic(end, re) && !x.hasNumber(end, re) {
-			return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, re), Kind: KindCopula}
+			return &Triple{Head: x.str(0, he), Relation: be, Tail: x.str(k, re), Kind: KindCopula}
 		}
 		return nil
 	}
-	return &Triple{Head: x.str(0, he), Relation: "is", Tail: x.str(k, end), Kind: KindCopula}
+	return &Triple{Head: x.str(0, he), Relation: be, Tail: x.str(k, end), Kind: KindCopula}
 }
 
 // weakName reports a subject [0, he) named only by its first word's

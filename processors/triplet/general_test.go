@@ -52,6 +52,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"Unlike other systems, Quillvm was merged into the Fjord kernel from the start.", "Quillvm", "was merged into", "the Fjord kernel", KindVerb},
 		{"In this case, the variable HAVE_QUILL is set to Fjord.", "", "", "", ""},
 		{"The variable HAVE_QUILL is set to Fjord.", "The variable HAVE_QUILL", "is set to", "Fjord", KindVerb},
+		// A plural term is defined without an article.
+		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
+		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
+		{"Debug packages are the ones that contain the detached symbols of a program.", "", "", "", ""},
+		{"Debug packages are many.", "", "", "", ""},
+		{"Use Quill to pack. Quill packages are packages that contain the detached symbols of a program.", "Quill packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		// A plural subject whose noun the tagger reads as a verb.
 		{"The core Fjord tools support Quillsec without any change.", "The core Fjord tools", "support", "Quillsec", KindVerb},
 		// A vague object made specific by a phrase naming something.
@@ -228,7 +234,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quill MP is a library for arbitrary precision arithmetic, operating on signed integers.", "Quill MP", "is", "a library for arbitrary precision arithmetic", KindCopula},
 		// A requirement with "must": a place or a named object; "should",
 		// a negation or a comparison give nothing.
-		{"Public Quill modules must be installed in the system Quill modules directory, /usr/lib/quill/dist-packages.", "Public Quill modules", "must be installed in", "/usr/lib/quill/dist-packages", KindVerb},
+		{"Public Quill modules must be installed in the system Quill modules directory, /usr/lib/quill/dist-packages.", "public Quill modules", "must be installed in", "/usr/lib/quill/dist-packages", KindVerb},
 		{"The quill2 package must depend on the quill2.7 package.", "The quill2 package", "must depend on", "the quill2.7 package", KindVerb},
 		{"The quill2 package should depend on the quill2.7 package.", "", "", "", ""},
 		{"Existing Quill libraries must not be installed in /usr/lib/quill.", "", "", "", ""},
