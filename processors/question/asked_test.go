@@ -44,6 +44,7 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"copula", "The Lintwerk daemon", "is responsible for", "collecting Quill packets", "The Lintwerk daemon is responsible for collecting Quill packets.", "What is the Lintwerk daemon responsible for?"},
 		{"copula", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
 		{"verb", "Lintwerk", "is designed for", "Quill servers", "Lintwerk is designed for Quill servers.", "What is Lintwerk designed for?"},
+		{"verb", "Lintwerk", "is used to", "convert between Quill formats", "Lintwerk is used to convert between Quill formats.", "What is Lintwerk used to do?"},
 		{"copula", "A lint package", "is", "a package that checks Quill files", "A lint package is a package that checks Quill files.", "What is a lint package?"},
 		{"copula", "lint packages", "are", "packages that check Quill files", "Lint packages are packages that check Quill files.", "What are lint packages?"},
 		// A place: "Where", for "at" and for an address.

@@ -121,6 +121,10 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		}
 		kind := kindOf(tail, sentence)
 		switch {
+		case last == "to" && purposeVerbs[participle]:
+			// "The Alien package is used to convert between …": the
+			// infinitive's verb phrase answers
+			return "What " + be + " " + subject + " " + participle + " to do?", true
 		case last == "by":
 			if !isParticiple(participle) {
 				return "", false // "is copyright by": not a verb to ask with
@@ -834,3 +838,7 @@ func participial(rel string) bool {
 
 // particles complete a phrasal participle: "was set up on", "is shut down by".
 var particles = map[string]bool{"up": true, "down": true, "out": true, "in": true, "off": true}
+
+// purposeVerbs say what a thing is for: "is used to convert …" is
+// asked "What is it used to do?".
+var purposeVerbs = toSet(`designed intended meant used optimized optimised suited`)

@@ -743,6 +743,31 @@ func (x *sent) commandFact(topic string) *Triple {
 // negation, list or parenthesis, at most relativeDefinitionMax tokens from
 // the relative pronoun to the final point. Otherwise -1.
 func (x *sent) relativeDefinition(e int) int {
+	if x.lowerAt(e) == "where" && (x.tagAt(e+1) == "DT" || isNoun(x.tagAt(e+1)) || isAdj(x.tagAt(e+1))) {
+		// "a directory | where Debian archive files are stored.": a
+		// clause with its own subject, which may end on its verb
+		end := len(x.ts)
+		if x.tagAt(end-1) == "." {
+			end--
+		}
+		if end-e > relativeDefinitionMax || end <= e+2 || !isVerb(x.tagAt(end-1)) && !isNoun(x.tagAt(end-1)) {
+			return -1
+		}
+		verb := false
+		for k := e + 1; k < end; k++ {
+			switch w := x.lowerAt(k); {
+			case x.tagAt(k) == "MD", neg(w), w == "," || w == ";" || w == ":" || w == "(" || w == ")", w == "etc", w == "such",
+				x.tagAt(k) == "WDT" || x.tagAt(k) == "WRB" || x.tagAt(k) == "PRP":
+				return -1
+			case isVerb(x.tagAt(k)) && x.tagAt(k) != "VBG":
+				verb = true
+			}
+		}
+		if !verb {
+			return -1
+		}
+		return end
+	}
 	if w := x.lowerAt(e); w != "that" && w != "which" {
 		return -1
 	}

@@ -950,6 +950,13 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			}
 		}
 		rel := x.relativeFacts(head, e2, end)
+		if end > k && x.lowerAt(end) == "where" && !x.deictic(k, end) && !x.hasNumber(k, end) {
+			// "BIN-DIR is a directory where Debian archive files are stored"
+			if re := x.relativeDefinition(end); re > 0 {
+				return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, re), Kind: KindCopula})
+			}
+			return rel
+		}
 		if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
 			// "Fontconfig is a library which handles font configuration":
 			// what kind of library is said by the clause.
@@ -1014,6 +1021,14 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 		// connections": what the subject is for
 		if purposeParticiples[participle] {
 			return x.purpose(head, be+" "+participle+" for", j+1)
+		}
+	case "to":
+		// "The Alien package is used to convert between different package
+		// formats": what it is for, an infinitive that ends the sentence
+		if ie := x.purposeInfinitive(j); purposeParticiples[participle] && ie > 0 && !x.weakHead && !x.deictic(j, ie) && !x.hasNumber(j, ie) {
+			// asked "What is it used to do?", answered with the verb
+			// phrase as written: "convert between different package formats"
+			return []Triple{{Head: head, Relation: be + " " + participle + " to", Tail: x.str(j+1, ie), Kind: KindVerb}}
 		}
 	case "as":
 		// "The NEWS.Debian file is installed as /usr/share/doc/…": the
@@ -1391,7 +1406,7 @@ func (x *sent) defStops(e int) bool {
 			return true // "a database system (ORDBMS) based on POSTGRES"
 		}
 		return false
-	case "that", "which", "who", "whose", ":", "with":
+	case "that", "which", "who", "whose", ":", "with", "where":
 		// a relative clause, a parenthesis or the features it comes
 		// with: what it is has been said
 		return true

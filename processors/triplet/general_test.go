@@ -52,6 +52,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"Unlike other systems, Quillvm was merged into the Fjord kernel from the start.", "Quillvm", "was merged into", "the Fjord kernel", KindVerb},
 		{"In this case, the variable HAVE_QUILL is set to Fjord.", "", "", "", ""},
 		{"The variable HAVE_QUILL is set to Fjord.", "The variable HAVE_QUILL", "is set to", "Fjord", KindVerb},
+		// What a thing is used to do; a genus completed by "where" and a
+		// clause with its own subject.
+		{"The Quillien package is used to convert between different Fjord formats.", "The Quillien package", "is used to", "convert between different Fjord formats", KindVerb},
+		{"The Quillien package is used to it.", "", "", "", ""},
+		{"QUILL-DIR is a directory where Fjord archive files are stored.", "QUILL-DIR", "is", "a directory where Fjord archive files are stored", KindCopula},
+		{"QUILL-DIR is a directory where you store files.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
