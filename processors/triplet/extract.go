@@ -1184,6 +1184,9 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		return nil
 	}
 	e := x.np(j)
+	if g := x.ts[i].lower; (g == "gives" || g == "gave" || g == "give") && (x.tagAt(j) != "DT" && x.tagAt(j) != "PRP$" || x.tagAt(e) == "DT" || x.tagAt(e) == "PRP$") {
+		return nil // "gives users a choice": the first object is who receives
+	}
 	if e > j && !badHeads[x.ts[j].lower] {
 		full := x.ofNP(j, e)
 		switch {
@@ -1230,7 +1233,19 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			if pe := x.namingPhrase(full); vague && pe > full {
 				end, vague = pe, false // "files with a .gz extension"
 			}
-			if !vague && !x.gerund(j) {
+			cut := false
+			if w := x.lowerAt(end); w == "who" || w == "whose" || w == "where" {
+				// "the e-mail address of the person | who is …", "the
+				// section | where this package is stored": the clause
+				// completes the object or it is not asked ("that" and
+				// "which" clauses, often asides, are left as before)
+				if re := x.relativeDefinition(end); re > 0 && !x.deictic(end, re) && re-j <= relativeDefinitionMax+4 {
+					end = re
+				} else {
+					cut = true
+				}
+			}
+			if !vague && !cut && !x.gerund(j) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
 			}
 			e = end
@@ -1459,7 +1474,7 @@ var pronounObjects = set("it", "them", "this", "that", "these", "those", "you", 
 // on their own.
 func plainObjectVerbs(v string) bool {
 	switch v {
-	case "has", "had", "have", "uses", "used", "makes", "made", "gives", "gave", "gets", "got", "takes",
+	case "has", "had", "have", "uses", "used", "makes", "made", "gets", "got", "takes",
 		"took", "needs", "needed", "does", "did", "sees", "saw", "lets", "let", "causes", "caused",
 		"helps", "helped", "help": // "helped the maintainer fix bugs": the object is someone helped to do something
 

@@ -58,6 +58,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"The Quillien package is used to it.", "", "", "", ""},
 		{"QUILL-DIR is a directory where Fjord archive files are stored.", "QUILL-DIR", "is", "a directory where Fjord archive files are stored", KindCopula},
 		{"QUILL-DIR is a directory where you store files.", "", "", "", ""},
+		// "gives" with a determined object (not the one who receives);
+		// an object a "who"/"where" clause must complete.
+		{"The Quillpkg field gives the package name.", "The Quillpkg field", "gives", "the package name", KindVerb},
+		{"Quill gives users a choice of editors.", "", "", "", ""},
+		{"The Quill tool gives the user a choice.", "", "", "", ""},
+		{"The Quillmaint field gives the e-mail address of the person who is responsible for the package.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
