@@ -362,7 +362,8 @@ func (r *reader) read(s string, ts []tok) []Triple {
 // word: "public Python 3 modules", "normal Debian packages".
 var commonAdjectives = set("normal", "public", "private", "standard", "virtual", "native", "non-native", "main",
 	"common", "optional", "essential", "required", "official", "local", "remote", "global", "static", "shared",
-	"dynamic", "binary", "old", "new", "older", "newer", "recent", "current", "default", "separate", "individual")
+	"dynamic", "binary", "old", "new", "older", "newer", "recent", "current", "default", "separate", "individual",
+	"available", "additional", "external", "internal", "existing", "installed", "unofficial", "experimental")
 
 // caseBefore reports a sentence opening with a pointer to a case the text
 // described before it: "In this case", "In such cases", "In either case".
