@@ -55,8 +55,9 @@ func (p *packer) splitParagraph(u unit) {
 // whatever precedes the header row, the introduction included if it fits
 // there with the header and the first row (otherwise it is placed as a
 // paragraph of its own, before the table); later parts start with a copy of
-// the header and delimiter rows, so that each part reads as a table; the
-// notes stay with the last rows when they fit.
+// the caption and of the header and delimiter rows, so that each part reads
+// as the table it is part of; the notes stay with the last rows when they
+// fit.
 func (p *packer) splitTable(u unit) {
 	ps := paragraphs(p.text[u.start:u.end])
 	at := slices.IndexFunc(ps, func(para paragraph) bool { return isTable(para.lines) })
@@ -112,6 +113,11 @@ func (p *packer) splitTable(u unit) {
 	case rows > 0:
 		block(u.start, lines[rows-1].end, false)
 		header = p.text[lines[h].start:lines[rows-1].next]
+		if u.caption >= 0 {
+			// Later parts name their table too: "Table 3.1. List of
+			// systemctl commands" above the repeated header rows.
+			header = strings.TrimSpace(p.text[p.paras[u.caption].start:p.paras[u.caption].end]) + "\n\n" + header
+		}
 		headerTokens = CountTokens(header)
 		if 2*headerTokens > p.max {
 			// A header taking most of the budget would leave parts of a

@@ -364,6 +364,8 @@ func TestTableRowsNamed(t *testing.T) {
 		// with a placeholder or naming a list is not asked this way.
 		{"Shut down the fjord", "Command snippets", "`quillctl poweroff`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Shut down the fjord | `quillctl poweroff` |\n",
 			`In "List of quillctl command snippets", which command shuts down the fjord?`},
+		{"Shut down and reboot the fjord", "Command snippets", "`quillctl reboot`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Shut down and reboot the fjord | `quillctl reboot` |\n",
+			`In "List of quillctl command snippets", which command shuts down and reboots the fjord?`},
 		{"Stop \"$unit\"", "Command snippets", "`quillctl stop $unit`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Stop \"$unit\" | `quillctl stop $unit` |\n", ""},
 		{"List of all units", "Command snippets", "`quillctl units`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| List of all units | `quillctl units` |\n", ""},
 		// A header that is no noun is not asked with "What is the …".

@@ -533,7 +533,7 @@ func imperativeRow(w string) bool {
 var taskVerbs = toSet(`show list stop start restart reload suspend hibernate shut switch view track enable disable
 mask unmask send reset load unset set get check install remove purge update upgrade search display print find
 download configure reconfigure audit clean build mount unmount kill create delete copy move rename compare extract
-convert edit open close add verify test run execute query count sort`)
+convert edit open close add verify test run execute query count sort reboot poweroff halt boot`)
 
 // taskQuestion asks a row of a table that pairs tasks with commands
 // ("Shut down the system | systemctl poweroff"): 'In "List of systemd
@@ -551,6 +551,13 @@ func taskQuestion(row, column, cell, caption string) (string, bool) {
 		return "", false
 	}
 	task := thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
+	for k := 2; k+1 < len(f); k++ {
+		// "Shut down and reboot the system": each coordinated verb agrees
+		if (f[k-1] == "and" || f[k-1] == "or") && taskVerbs[f[k]] {
+			f[k] = thirdPersonOf(f[k])
+			task = thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
+		}
+	}
 	return "In \"" + caption + "\", which command " + task + "?", true
 }
 
