@@ -3,6 +3,7 @@ package question
 import (
 	"maps"
 	"math"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -139,7 +140,7 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 		CheckAnswerInChunk:       score(inChunks),
 		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
-		CheckSubjectNamed:        score(SubjectNamed(head) && questionNamed(question)),
+		CheckSubjectNamed:        score((SubjectNamed(head) || commandTableRe.MatchString(question)) && questionNamed(question)),
 		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
 		CheckAnswerSpecific:      score(AnswerSpecific(answer, chunks...)),
 		CheckQuestionSpecific:    score(QuestionSpecific(question, head, answer, chunks...)),
@@ -151,3 +152,8 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 	}
 	return s, true
 }
+
+// commandTableRe: a command-table question ('In "List of systemctl
+// snippets", which command shows the job environment?'), whose subject is
+// the task of a row, an instruction by nature, named by its table.
+var commandTableRe = regexp.MustCompile(`^In "[^"]+", which command `)

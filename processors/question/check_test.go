@@ -82,6 +82,17 @@ func TestChecks(t *testing.T) {
 	f("Did Acme Corp open 12 new stores?", "12 new stores", chunk, false, CheckAnswerNotInQuestion)
 	f("How many new stores did Acme Corp open?", "12 new stores", nil, false, CheckAnswerInChunk)
 	f("Where did Acme Corp open 12 new stores?", "in Q3 2025", chunk, false, CheckAnswerWhole)
+
+	// A command table's row is an instruction ("Show job environment"),
+	// named by its table: the question passes; the same head elsewhere
+	// does not.
+	table := []string{"List of quillctl snippets\n\n| Operation | Command snippets |\n|---|---|\n| Show job environment | \"quillctl show-environment\" |"}
+	if s, ok := Checks(`In "List of quillctl snippets", which command shows job environment?`, "Show job environment", `"quillctl show-environment"`, table); !ok {
+		t.Errorf("a command-table question failed its checks: %v", s)
+	}
+	if s, ok := Checks("What does Show job environment give?", "Show job environment", `"quillctl show-environment"`, table); ok || s[CheckSubjectNamed] != 0 {
+		t.Errorf("an instruction as subject passed: %v", s)
+	}
 }
 
 // TestWellFormed: questions a person would not ask are rejected: about an
