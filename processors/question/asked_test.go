@@ -353,6 +353,12 @@ func TestTableRowsNamed(t *testing.T) {
 			`What is the speedup of pi in "Decimal"?`},
 		{"MAX_PREC", "Limit", "425000000", "## API changes\n\n- The C module has these context limits, depending on the machine:\n\n| Name | Limit |\n|---|---|\n| MAX_PREC | 425000000 |\n",
 			`What is the limit of MAX_PREC in "API changes"?`},
+		// A lead-in sentence ending with a colon is no caption (the
+		// heading is used instead); a heading's section number goes.
+		{"quillz", "Size", "412", "## 4.1. Fjord tools\n\nConsider this example:\n\n| Package | Size |\n|---|---|\n| quillz | 412 |\n",
+			`What is the size of quillz in "Fjord tools"?`},
+		{"quillz", "Size", "412", "## Fjord tools\n\nHowever, if the archive drops a package (here quillz):\n\n| Package | Size |\n|---|---|\n| quillz | 412 |\n",
+			`What is the size of quillz in "Fjord tools"?`},
 		// A title-cased header is lower-cased word by word; a row that
 		// describes what it does names nothing.
 		{"overlaps", "Strategy Number", "3", "## Two-Dimensional Fjord Strategies\n\n| Operation | Strategy Number |\n|---|---|\n| overlaps | 3 |\n",

@@ -561,6 +561,27 @@ func taskQuestion(row, column, cell, caption string) (string, bool) {
 	return "In \"" + caption + "\", which command " + task + "?", true
 }
 
+// leadIn reports a line ending with a colon that introduces what follows
+// in a sentence rather than titling it: it has a comma, opens with a word
+// that opens sentences ("Consider", "However", "An"), or ends on a verb or
+// a pointer ("… is:", "… this example:").
+func leadIn(line string) bool {
+	l := strings.TrimSpace(line)
+	if !strings.HasSuffix(l, ":") {
+		return false
+	}
+	f := strings.Fields(strings.ToLower(strings.TrimSuffix(l, ":")))
+	if len(f) == 0 {
+		return false
+	}
+	return strings.Contains(l, ", ") || leadInFirst[f[0]] || leadInLast[f[len(f)-1]]
+}
+
+var leadInFirst = toSet(`consider however for an a here this these see note as so then if when in e.g. i.e. thus therefore`)
+var leadInLast = toSet(`is are was were be example examples this these here below follows following include includes`)
+
+var sectionNumber = regexp.MustCompile(`^(?:[A-Z]|\d+)(?:\.\d+)*\.\s+`)
+
 var captionNumber = regexp.MustCompile(`^(?:\*\*|_)?(?:Table|Tab\.)\s+\d+(?:\.\d+)*[.:]?\s*(?:[–—:-]\s*)?`)
 
 // tableCaption returns the title line right above the table holding
@@ -589,8 +610,12 @@ func tableCaption(chunk, rowLine string) string {
 	c = strings.TrimLeft(c, "#")
 	c = strings.TrimSpace(strings.Trim(c, "*_"))
 	c = captionNumber.ReplaceAllString(c, "")
+	c = sectionNumber.ReplaceAllString(c, "") // "5.14.2.1. Out-of-date" names "Out-of-date"
 	if sentenceLine(c) {
 		return "" // "The following table is meant as an illustration. …"
+	}
+	if leadIn(c) {
+		return "" // "Consider this example:", "However, if … (here on arm):"
 	}
 	c = strings.TrimSuffix(strings.TrimSpace(c), ":")
 	if c == "" || strings.Contains(c, "\"") || strings.Contains(c, "](") || len(strings.Fields(c)) > 14 || !strings.ContainsFunc(c, unicode.IsUpper) {
@@ -828,6 +853,7 @@ func tableHeading(chunk, rowLine string) string {
 			continue
 		}
 		h := strings.TrimSpace(strings.Trim(strings.TrimLeft(l, "#"), "*_ "))
+		h = sectionNumber.ReplaceAllString(h, "") // "4.1. Normal Unix authentication"
 		if h == "" || strings.Contains(h, "\"") || strings.Contains(h, "](") || len(strings.Fields(h)) > 14 {
 			return ""
 		}
