@@ -276,9 +276,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
-	if hs == 0 && he > 1 && isCapital(x.ts[0].text) && commonAdjectives[x.ts[0].lower] && strings.HasPrefix(head, x.ts[0].text+" ") {
-		// "Public Python 3 modules must …": an adjective opening the
-		// sentence keeps its capital only there
+	if hs == 0 && he > 1 && isCapital(x.ts[0].text) && strings.HasPrefix(head, x.ts[0].text+" ") &&
+		(commonAdjectives[x.ts[0].lower] || isAdj(x.ts[0].tag) && strings.Contains(x.ts[0].text, "-") && !r.proper[x.ts[0].text] && x.ts[0].text != strings.ToUpper(x.ts[0].text)) {
+		// "Public Python 3 modules must …", "Architecture-independent
+		// …": an adjective opening the sentence keeps its capital only
+		// there
 		head = x.ts[0].lower + head[len(x.ts[0].text):]
 	}
 	if bareRelease(head) || bareReference(head) || documentPart(head) || x.deictic(hs, he) && (r.docTopic == "" || !x.genericSubject(hs, he)) {
