@@ -247,7 +247,7 @@ func TestExtractGeneral(t *testing.T) {
 		// A requirement with "must": a place or a named object; "should",
 		// a negation or a comparison give nothing.
 		{"Public Quill modules must be installed in the system Quill modules directory, /usr/lib/quill/dist-packages.", "public Quill modules", "must be installed in", "/usr/lib/quill/dist-packages", KindVerb},
-		{"Architecture-independent Quill modules must be installed in /usr/share/quill.", "architecture-independent Quill modules", "must be installed in", "/usr/share/quill", KindVerb},
+		{"Architecture-independent public Quill modules must be installed in /usr/share/quill.", "architecture-independent public Quill modules", "must be installed in", "/usr/share/quill", KindVerb},
 		{"The quill2 package must depend on the quill2.7 package.", "The quill2 package", "must depend on", "the quill2.7 package", KindVerb},
 		{"The quill2 package should depend on the quill2.7 package.", "", "", "", ""},
 		{"Existing Quill libraries must not be installed in /usr/lib/quill.", "", "", "", ""},
