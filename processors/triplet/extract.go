@@ -1499,7 +1499,11 @@ func (x *sent) listing(j, e int) bool {
 			return true
 		}
 	}
-	return x.lowerAt(e) == ":"
+	// A colon after a plural object, or before anything but a pronoun,
+	// announces items ("supports two formats:", "balanced KafkaConsumer:
+	// …"); after a singular one and before a pronoun it explains it
+	// ("defines the interface of the module: it is …").
+	return x.lowerAt(e) == ":" && (e-1 < j || !isNoun(x.tagAt(e-1)) || strings.HasSuffix(x.tagAt(e-1), "S") || x.tagAt(e+1) != "PRP")
 }
 
 // vagueDefinition reports a definition that says only what kind of thing

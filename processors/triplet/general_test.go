@@ -64,6 +64,11 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quill gives users a choice of editors.", "", "", "", ""},
 		{"The Quill tool gives the user a choice.", "", "", "", ""},
 		{"The Quillmaint field gives the e-mail address of the person who is responsible for the package.", "", "", "", ""},
+		// A colon after a singular object and before a pronoun explains
+		// it; before anything else, or after a plural, it announces items.
+		{"The Quillpad tool defines the layout of the fjord: it is read at start.", "The Quillpad tool", "defines", "the layout of the fjord", KindVerb},
+		{"High-level balanced QuillConsumer: a consumer of fjords.", "", "", "", ""},
+		{"The Quillpad tool defines two layouts: it reads both.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
