@@ -315,6 +315,10 @@ func TestChecksListAndVague(t *testing.T) {
 	if _, why := WellFormed("What does Lintwerk merge?", "quill and fjord files"); why != CheckAnswerSpecific {
 		t.Errorf("WellFormed of two things merged failed %q, want %q", why, CheckAnswerSpecific)
 	}
+	// A file named by its extension is named.
+	if s, _ := WellFormed("What does the .qz file define?", "the layout of the fjord"); s[CheckSubjectNamed] != 1 {
+		t.Errorf("a file named by its extension: %v", s)
+	}
 }
 
 // TestPassiveLemmas: participles back to the verb a question conjugates

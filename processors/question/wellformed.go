@@ -353,6 +353,9 @@ func codeToken(f string) bool {
 		return true
 	}
 	hasLetter := strings.IndexFunc(f, unicode.IsLetter) >= 0
+	if len(f) > 2 && len(f) <= 9 && f[0] == '.' && strings.IndexFunc(f[1:], func(r rune) bool { return !unicode.IsLower(r) && !unicode.IsDigit(r) }) < 0 {
+		return true // a file extension: "the .fc file"
+	}
 	return hasLetter && (strings.ContainsAny(f, "_=/%+@") || strings.IndexFunc(f, unicode.IsDigit) >= 0)
 }
 
