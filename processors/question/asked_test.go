@@ -73,6 +73,7 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		// "TCP/IP" and "and/or" are no paths; "GNU GPL" and "Quill Public License" no people.
 		{"verb", "Lintwerk", "speaks", "TCP/IP", "Lintwerk speaks TCP/IP.", "What does Lintwerk speak?"},
 		{"copula", "Lintwerk's licence", "is", "Quill Public License", "Lintwerk's licence is Quill Public License.", "What is Lintwerk's licence?"},
+		{"copula", "the main author of the Lintwerk server", "is", "The Fjord Software Consortium", "The Fjord Software Consortium is the main author of the Lintwerk server.", "Who is the main author of the Lintwerk server?"},
 		// Agreement: a plural subject asks with "do", a singular one never
 		// with a bare verb.
 		{"verb", "Lintwerk and Quillsh", "provide", "a plugin interface", "Lintwerk and Quillsh provide a plugin interface.", "What do Lintwerk and Quillsh provide?"},

@@ -329,8 +329,8 @@ func copulaQuestion(head, relation, tail, sentence string, asOf time.Time) (stri
 	if !strings.ContainsAny(tail, "0123456789") {
 		// "Fjordline's largest warehouse is Lonevåg": the name is asked.
 		wh := "What"
-		if isPerson(tail, sentence) {
-			wh = "Who"
+		if isPerson(tail, sentence) || agentRole(head) && isCapitalized(strings.TrimPrefix(tail, "The ")) {
+			wh = "Who" // "Who is the main author of the DHCP server?": a role someone holds
 		}
 		if lt := strings.ToLower(tail); strings.HasPrefix(lt, "a ") || strings.HasPrefix(lt, "an ") {
 			// A definition ("Nexidex is a treatment for hypertension")
@@ -875,3 +875,21 @@ var particles = map[string]bool{"up": true, "down": true, "out": true, "in": tru
 // purposeVerbs say what a thing is for: "is used to convert …" is
 // asked "What is it used to do?".
 var purposeVerbs = toSet(`designed intended meant used optimized optimised suited`)
+
+// agentRole: a subject naming a role that a person or an organisation
+// holds ("the main author of the DHCP server", "the maintainer of Quill").
+func agentRole(head string) bool {
+	for _, w := range strings.Fields(strings.ToLower(head)) {
+		if w == "of" {
+			return false
+		}
+		if agentRoles[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var agentRoles = toSet(`author authors maintainer maintainers developer developers creator creators founder founders
+leader leaders designer designers inventor inventors owner owners publisher publishers sponsor sponsors vendor
+vendors upstream copyright-holder`)

@@ -918,6 +918,12 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		return nil
 	}
 	if r, re := x.role(k); r != "" && (x.lowerAt(re) == "of" || x.lowerAt(re) == "at" || x.ts[k].lower != "a" && x.ts[k].lower != "an") {
+		if pe := x.np(re + 1); x.ts[k].lower == "the" && x.lowerAt(re) == "of" && x.subjNamed && !x.weakHead &&
+			pe > re+1 && x.hasProper(re+1, pe) && x.closes(pe) && !x.listAfter(pe) && !x.possessive(re+1, pe) {
+			// "The Internet Software Consortium is the main author of
+			// the DHCP server": who holds the role of a named thing
+			return []Triple{{Head: x.str(k, pe), Relation: be, Tail: head, Kind: KindCopula}}
+		}
 		return nil // a role: read by appositions when it names its organisation
 	}
 	e2 := x.acronymInside(x.ofNP(k, e))

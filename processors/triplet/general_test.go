@@ -69,6 +69,10 @@ func TestExtractGeneral(t *testing.T) {
 		{"The Quillpad tool defines the layout of the fjord: it is read at start.", "The Quillpad tool", "defines", "the layout of the fjord", KindVerb},
 		{"High-level balanced QuillConsumer: a consumer of fjords.", "", "", "", ""},
 		{"The Quillpad tool defines two layouts: it reads both.", "", "", "", ""},
+		// A named subject holding a role of a named thing: the role is
+		// asked, the subject answers.
+		{"The Fjord Software Consortium is the main author of the Quill server.", "the main author of the Quill server", "is", "The Fjord Software Consortium", KindCopula},
+		{"The Fjord Software Consortium is the main author of many servers.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
