@@ -112,8 +112,8 @@ func retagDoc(ts []tok) {
 			identifierName(t.text) && i > 0 && i+1 < len(ts) && ts[i-1].tag == "DT" && (kindNouns[ts[i+1].lower] || identifierKinds[ts[i+1].lower]):
 			// "the package openjdk-17-jre", "the libfoo-dev package": a
 			// package is named by its lower-case name; "the .fc file",
-			// "the debian/control file", "the -l option", "the
-			// mod_rewrite module": an identifier before its kind
+			// "the debian/control file", "the mod_rewrite module": an
+			// identifier before its kind
 			t.tag, t.name = "NNP", true
 		case t.tag == "NNS" && docVerbs[t.lower] && i > 0 && (isNoun(ts[i-1].tag) || ts[i-1].tag == "CD") && i+1 < len(ts) &&
 			(ts[i+1].tag == "DT" || ts[i+1].tag == "TO" || ts[i+1].tag == "IN" || isProper(ts[i+1].tag) || ts[i+1].tag == "CD"):

@@ -1094,9 +1094,9 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 			// phrase the tags cut before its noun goes on: "is included
 			// in the debconf_specification files/VBZ in …", "are based
 			// on Bitstream Vera fonts/VBZ version 1.10"
-			for k := e; e == k && k < len(x.ts) && (isNoun(x.tagAt(k)) || x.tagAt(k) == "CD" ||
-				(x.tagAt(k) == "VBZ" || x.tagAt(k) == "VBP") && strings.HasSuffix(x.lowerAt(k), "s")); k++ {
-				e = k + 1
+			for e < len(x.ts) && (isNoun(x.tagAt(e)) || x.tagAt(e) == "CD" ||
+				(x.tagAt(e) == "VBZ" || x.tagAt(e) == "VBP") && strings.HasSuffix(x.lowerAt(e), "s")) {
+				e++
 			}
 			if x.cutBefore(e) {
 				return nil
@@ -1445,9 +1445,9 @@ func (x *sent) defStops(e int) bool {
 
 var definitionPreps = set("for", "from", "to", "with", "in", "on", "of", "into")
 
-// chainPreps go on with a definition's noun phrase, though a participle
-// before them does not end it: "a mailing list for private discussions
-// amongst Debian developers".
+// chainPreps carry a definition's noun phrase on, as definitionPreps do
+// ("a mailing list for private discussions amongst Debian developers"),
+// but unlike them do not end a definition at a participle before them.
 var chainPreps = set("among", "amongst", "between", "about", "within", "across", "through", "over", "at")
 
 // listAfter reports a list going on after a phrase ending at e: ", B" or
