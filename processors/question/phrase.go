@@ -550,14 +550,13 @@ func taskQuestion(row, column, cell, caption string) (string, bool) {
 	if !strings.Contains(c, "command") && !strings.Contains(c, "snippet") && !strings.Contains(c, "syntax") && kindOf(cell, "") != answerCommand {
 		return "", false
 	}
-	task := thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
 	for k := 2; k+1 < len(f); k++ {
 		// "Shut down and reboot the system": each coordinated verb agrees
 		if (f[k-1] == "and" || f[k-1] == "or") && taskVerbs[f[k]] {
 			f[k] = thirdPersonOf(f[k])
-			task = thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
 		}
 	}
+	task := thirdPersonOf(strings.ToLower(f[0])) + " " + strings.Join(f[1:], " ")
 	return "In \"" + caption + "\", which command " + task + "?", true
 }
 
