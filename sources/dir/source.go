@@ -341,9 +341,24 @@ func mimeOf(path string) string {
 		return "text/html"
 	case ".pdf":
 		return mimePDF
+	case ".gz", ".bz2", ".xz", ".zst", ".zip":
+		return "" // compressed: not read
+	}
+	// Plain-text documentation named by convention rather than by an
+	// extension: README, NEWS, README.Debian, NEWS.Debian, CHANGES …
+	base := filepath.Base(path)
+	if name, _, _ := strings.Cut(base, "."); docNames[name] {
+		return "text/plain"
 	}
 	return ""
 }
+
+// docNames are the upper-case names plain-text documentation goes by, with
+// or without a suffix ("README.Debian", "NEWS.md" is read as Markdown by its
+// extension first).
+var docNames = map[string]bool{"README": true, "NEWS": true, "CHANGES": true, "CHANGELOG": true, "HISTORY": true,
+	"INSTALL": true, "TODO": true, "AUTHORS": true, "THANKS": true, "BUGS": true, "FAQ": true, "NOTES": true,
+	"RELEASE-NOTES": true, "RELEASE_NOTES": true, "ReleaseNotes": true}
 
 // read loads and converts one file, from the descriptor the walk opened and
 // checked (never by its path again). Text is the readable text (HTML reduced

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -293,4 +294,44 @@ func TestIdentityIsRelative(t *testing.T) {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestDocumentationNames: plain-text documentation named by convention
+// (README, NEWS.Debian) is read as text; a compressed copy, a Makefile and
+// a name that merely starts like one are not.
+func TestDocumentationNames(t *testing.T) {
+	root := t.TempDir()
+	for name, data := range map[string]string{
+		"README":          "Quill is a text editor.\n",
+		"NEWS.Debian":     "Quill 2.0 drops the old parser.\n",
+		"NEWS.md":         "# Quill news\n\nQuill 2.0 is out.\n",
+		"README.gz":       "\x1f\x8b\x08\x00",
+		"Makefile":        "all:\n\tcc quill.c\n",
+		"READMEFIRST":     "not a conventional name\n",
+		"docs/CHANGELOG":  "2.0: new parser\n",
+		"docs/TODO.later": "write the manual\n",
+	} {
+		write(t, filepath.Join(root, name), []byte(data))
+	}
+	s, err := New(Config{Path: root, MaxBytes: 1024}, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collector
+	if err := s.Run(context.Background(), c.emit); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"README": "text/plain", "NEWS.Debian": "text/plain", "NEWS.md": "text/markdown",
+		"docs/CHANGELOG": "text/plain", "docs/TODO.later": "text/plain"}
+	if len(c.docs) != len(want) {
+		t.Errorf("emitted %d documents, want %d: %v", len(c.docs), len(want), slices.Collect(maps.Keys(c.docs)))
+	}
+	for name, mime := range want {
+		if d, ok := c.docs[filepath.Join(root, name)]; !ok || d.MIME != mime {
+			t.Errorf("%s: emitted %v, MIME %q; want %q", name, ok, d.MIME, mime)
+		}
+	}
+	if st := s.Stats(); st.Skipped != 0 {
+		t.Errorf("stats %+v: nothing here is a broken document", st)
+	}
 }
