@@ -1243,7 +1243,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				end, vague = pe, false // "files with a .gz extension"
 			}
 			cut := false
-			if w := x.lowerAt(end); w == "who" || w == "whose" || w == "where" {
+			if x.lowerAt(end) == "that" && contentNouns[x.lowerAt(end-1)] {
+				// "provides the proof | that these files are yours": the
+				// clause says what the proof is; the noun alone is not it
+				cut = true
+			} else if w := x.lowerAt(end); w == "who" || w == "whose" || w == "where" {
 				// "the e-mail address of the person | who is …", "the
 				// section | where this package is stored": the clause
 				// completes the object or it is not asked ("that" and
@@ -1444,6 +1448,12 @@ func (x *sent) defStops(e int) bool {
 }
 
 var definitionPreps = set("for", "from", "to", "with", "in", "on", "of", "into")
+
+// contentNouns take a "that" clause saying what they hold ("the proof
+// that …", "the guarantee that …"): without it they say nothing.
+var contentNouns = set("proof", "fact", "evidence", "guarantee", "assurance", "idea", "notion", "claim", "assumption",
+	"belief", "impression", "possibility", "promise", "statement", "hope", "sign", "indication", "certainty",
+	"confirmation", "expectation", "requirement", "rule", "condition", "news", "information", "warning", "reminder")
 
 // chainPreps carry a definition's noun phrase on, as definitionPreps do
 // ("a mailing list for private discussions amongst Debian developers"),

@@ -64,6 +64,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quill gives users a choice of editors.", "", "", "", ""},
 		{"The Quill tool gives the user a choice.", "", "", "", ""},
 		{"The Quillmaint field gives the e-mail address of the person who is responsible for the package.", "", "", "", ""},
+		{"The Quill signature provides the proof that these files are really yours.", "", "", "", ""},
 		// A colon after a singular object and before a pronoun explains
 		// it; before anything else, or after a plural, it announces items.
 		{"The Quillpad tool defines the layout of the fjord: it is read at start.", "The Quillpad tool", "defines", "the layout of the fjord", KindVerb},
