@@ -124,4 +124,48 @@ func TestDeletionRetiresExactlyItsQuestions(t *testing.T) {
 	if len(active) != before-len(want) || len(active) == 0 {
 		t.Errorf("%d questions left, want %d", len(active), before-len(want))
 	}
+
+	// Put back as it was: the same questions are asked again, under new
+	// ids (a retirement is final for an id), and a second deletion retires
+	// exactly those.
+	var back *schemas.DocumentVersion
+	for i := range docs {
+		if docs[i].DocID == best {
+			d := docs[i]
+			d.Version = 100
+			back = &d
+		}
+	}
+	wasRetired := map[string]string{} // question → id it was retired under
+	for _, q := range retired {
+		wasRetired[q.Question] = q.QuestionID
+	}
+	retired, asked = feed(back)
+	if len(retired) != 0 {
+		t.Errorf("putting %s back retired %d questions, e.g. %q", best, len(retired), retired[0].Question)
+	}
+	again := map[string]bool{}
+	for _, q := range asked {
+		old, ok := wasRetired[q.Question]
+		switch {
+		case !ok:
+			t.Errorf("putting %s back asked %q, which its deletion did not retire", best, q.Question)
+		case old == q.QuestionID:
+			t.Errorf("%q is asked again under its retired id %s", q.Question, old)
+		}
+		again[q.QuestionID] = true
+	}
+	if len(asked) != len(wasRetired) {
+		t.Errorf("putting %s back asked %d questions, want the %d its deletion retired", best, len(asked), len(wasRetired))
+	}
+	del.Version = 101
+	retired, _ = feed(del)
+	for _, q := range retired {
+		if !again[q.QuestionID] {
+			t.Errorf("the second deletion retired %q under %s, not the id it was asked again under", q.Question, q.QuestionID)
+		}
+	}
+	if len(retired) != len(again) {
+		t.Errorf("the second deletion retired %d questions, want %d", len(retired), len(again))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -44,6 +45,12 @@ type Knowledge struct {
 	order       map[int][]docAt
 	orderSorted bool
 	held        map[string]map[string]*schemas.Triplet // document → triplet id → triplet of a version arriving
+	// lives counts, by question id as built, how often that question was
+	// retired. Retirement is final for an id (robustream.question_retirements
+	// is never undone), so a question asked again — its document put back
+	// after a deletion, its fact restated, a cap that lets it in again — is
+	// asked under a new id (lifeID).
+	lives map[string]uint32
 	// Rejected counts, by reason, the instances turned down.
 	Rejected map[string]int64
 	now      func() time.Time
@@ -53,9 +60,10 @@ type Knowledge struct {
 }
 
 type asked struct {
-	in *Instance
-	q  *schemas.Question
-	fp string // fingerprint of what q was built from
+	in   *Instance
+	q    *schemas.Question // as emitted: its id is lifeID(base, …)
+	base string            // q's id as built, the same in every life
+	fp   string            // fingerprint of what q was built from
 }
 
 // DocVersions is what the graph knows of a document's versions: the last
@@ -86,6 +94,9 @@ type Change struct {
 	RemovedEdges []string
 	Stored       []*schemas.Triplet
 	Released     []string
+	// Lives are the built question ids whose retirement count (Lives)
+	// changed.
+	Lives []string
 }
 
 // NewKnowledge returns an empty knowledge graph.
@@ -94,7 +105,7 @@ func NewKnowledge(lim PatternLimits) *Knowledge {
 	configured := lim
 	lim.MaxHops = min(lim.MaxHops, TemplateMaxHops)
 	return &Knowledge{g: NewGraph(), lim: lim, configured: configured, valid: map[string]map[string]*asked{},
-		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, sig: map[string]string{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{},
+		active: map[string]*asked{}, byGroup: map[string]map[string]bool{}, sig: map[string]string{}, byEntity: map[string]map[string]string{}, docs: map[string]*DocVersions{}, held: map[string]map[string]*schemas.Triplet{}, lives: map[string]uint32{},
 		Rejected: map[string]int64{}, now: func() time.Time { return time.Now().UTC() }}
 }
 
@@ -315,7 +326,7 @@ func (k *Knowledge) ChunkDoneAt(doc, chunk string, version, chunks uint32, parti
 		}
 	}
 	u := k.update(touched, added, widen...)
-	c.New, c.Retired = u.New, u.Retired
+	c.New, c.Retired, c.Lives = u.New, u.Retired, u.Lives
 	return c
 }
 
@@ -383,8 +394,8 @@ func (k *Knowledge) update(touched []string, added []*Edge, widen ...string) Cha
 		if k.valid[group] == nil {
 			k.valid[group] = map[string]*asked{}
 		}
-		if old := k.valid[group][id]; old == nil || old.q.QuestionID != q.QuestionID {
-			k.valid[group][id] = &asked{in: in, q: q, fp: fp}
+		if old := k.valid[group][id]; old == nil || old.base != q.QuestionID {
+			k.valid[group][id] = &asked{in: in, q: q, base: q.QuestionID, fp: fp}
 			k.index(in, id, group)
 		} else {
 			old.fp = fp
@@ -427,14 +438,17 @@ func (k *Knowledge) settle(groups map[string]bool, quiet bool) Change {
 				reason = k.whyInvalid(a.in)
 			}
 			k.deactivate(id, group)
-			c.Retired = append(c.Retired, k.retire(a.q, reason))
+			c.Retired = append(c.Retired, k.retire(a, reason))
+			c.Lives = append(c.Lives, a.base)
 		}
 		for _, id := range slices.Sorted(maps.Keys(want)) {
 			a := k.valid[group][id]
-			if cur := k.active[id]; cur == nil || cur.q.QuestionID != a.q.QuestionID {
+			if cur := k.active[id]; cur == nil || cur.base != a.base {
 				if cur != nil {
-					c.Retired = append(c.Retired, k.retire(cur.q, "rewritten"))
+					c.Retired = append(c.Retired, k.retire(cur, "rewritten"))
+					c.Lives = append(c.Lives, cur.base)
 				}
+				k.relive(a)
 				k.active[id] = a
 				if k.byGroup[group] == nil {
 					k.byGroup[group] = map[string]bool{}
@@ -462,13 +476,53 @@ func (k *Knowledge) whyInvalid(in *Instance) string {
 	return "invalid"
 }
 
-func (k *Knowledge) retire(q *schemas.Question, reason string) *schemas.Question {
+// retire returns the retirement of a's question as emitted, and counts it
+// against the id as built.
+func (k *Knowledge) retire(a *asked, reason string) *schemas.Question {
+	k.lives[a.base]++
+	q := a.q
 	r := *q
 	r.Retired = reason
 	r.Meta = schemas.Meta{}
 	r.ProducedAt = k.now()
 	schemas.Stamp(&r, schemas.ID(q.QuestionID, "retired"), q.QuestionID)
 	return &r
+}
+
+// relive gives a question about to be asked the id of its current life:
+// the id as built the first time, a new one derived from it after each
+// retirement.
+func (k *Knowledge) relive(a *asked) {
+	id := lifeID(a.base, k.lives[a.base])
+	if a.q.QuestionID == id {
+		return
+	}
+	q := *a.q
+	q.QuestionID = id
+	q.Meta = schemas.Meta{}
+	q.ProducedAt = k.now()
+	schemas.Stamp(&q, id, a.q.Lineage...)
+	a.q = &q
+}
+
+// lifeID is the id of a question built as base and retired n times before.
+func lifeID(base string, n uint32) string {
+	if n == 0 {
+		return base
+	}
+	return schemas.ID(base, "life", strconv.FormatUint(uint64(n), 10))
+}
+
+// Lives returns how often the question built as id was retired.
+func (k *Knowledge) Lives(id string) uint32 { return k.lives[id] }
+
+// SetLives restores a retirement count (a restart, before Rebuild).
+func (k *Knowledge) SetLives(id string, n uint32) {
+	if n == 0 {
+		delete(k.lives, id)
+		return
+	}
+	k.lives[id] = n
 }
 
 func (k *Knowledge) index(in *Instance, id, group string) {
@@ -539,7 +593,7 @@ func (k *Knowledge) Rebuild() {
 				if k.valid[group] == nil {
 					k.valid[group] = map[string]*asked{}
 				}
-				k.valid[group][in.ID()] = &asked{in: in, q: q, fp: k.fingerprint(in)}
+				k.valid[group][in.ID()] = &asked{in: in, q: q, base: q.QuestionID, fp: k.fingerprint(in)}
 				k.index(in, in.ID(), group)
 				groups[group] = true
 			}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -158,6 +159,7 @@ const (
 	keyChunk = "c/"
 	keyDoc   = "d/"
 	keyHeld  = "h/" // h/<doc_id>/<triplet_id>: a triplet of a version still arriving
+	keyLives = "r/" // r/<question_id as built>: how often it was retired (Knowledge.Lives)
 )
 
 // persist writes what a change did to the graph to the state.
@@ -186,6 +188,12 @@ func (s *Stage) persist(ctx context.Context, c *Change) error {
 	}
 	for _, id := range c.Released {
 		if err := s.state.Delete(ctx, keyHeld+id); err != nil {
+			return err
+		}
+	}
+	for _, id := range c.Lives {
+		n := strconv.FormatUint(uint64(s.k.Lives(id)), 10)
+		if err := s.state.Put(ctx, keyLives+id, []byte(n)); err != nil {
 			return err
 		}
 	}
@@ -223,6 +231,12 @@ func (s *Stage) Restored(context.Context) error {
 				return false
 			}
 			held = append(held, t)
+		case strings.HasPrefix(key, keyLives):
+			var n uint64
+			if n, err = strconv.ParseUint(string(v), 10, 32); err != nil {
+				return false
+			}
+			s.k.SetLives(key[len(keyLives):], uint32(n))
 		case strings.HasPrefix(key, keyEdge):
 			t := new(schemas.Triplet)
 			if err = json.Unmarshal(v, t); err != nil {
