@@ -592,6 +592,32 @@ func (x *sent) relativeFacts(head string, e, end int) []Triple {
 // binary packages of its source).
 var termLine = regexp.MustCompile(`^\s*([a-z][a-z0-9.+-]*[a-z0-9])\s+-\s+([A-Z][^:;*|<>\x60]{2,80}?)\.?\s*$`)
 
+// unprefixed drops a verb prefix from the first word of s ("Reapply
+// commits" → "Apply commits", "Unpack …" → "Pack …"), which the tagger's
+// lexicon may not hold although the verb it prefixes is there.
+func unprefixed(s string) string {
+	for _, p := range []string{"Re", "Un", "Pre", "De", "Dis"} {
+		if rest := strings.TrimPrefix(s, p); rest != s && len(rest) > 3 && unicode.IsLower(rune(rest[0])) {
+			return strings.ToUpper(rest[:1]) + rest[1:]
+		}
+	}
+	return s
+}
+
+// restates reports a description that only spells out its term: the same
+// letters, in order, once case, spaces and punctuation are set aside.
+func restates(term, desc string) bool {
+	letters := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, s)
+	}
+	return letters(term) == letters(desc)
+}
+
 // termLike: a line that opens like a term line, whatever its description.
 var termLike = regexp.MustCompile(`^\S+\s+-\s+\S`)
 
@@ -619,8 +645,13 @@ func termTriples(chunk string) []Triple {
 			if k+1 < len(lines) && lines[k+1].text != "" && !termLike.MatchString(lines[k+1].text) {
 				continue // the description goes on in the next line
 			}
-			if startsWithVerb(tagSentence(desc)) {
-				continue // "egd - Use the module …": what to do, not what it is
+			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) {
+				// "egd - Use the module …", "git-rebase - Reapply commits
+				// …": what to do, not what it is
+				continue
+			}
+			if restates(term, desc) {
+				continue // "gitrepository-layout - Git Repository Layout": the name spelled out
 			}
 			w := strings.ToLower(desc)
 			if strings.HasPrefix(w, "this ") || strings.HasPrefix(w, "these ") || strings.Contains(w, " this ") || len(strings.Fields(desc)) > 12 {

@@ -187,7 +187,7 @@ func TestExtractMarkup(t *testing.T) {
 // definitions; capitalised file names, instructions and descriptions that
 // go on in the next line do not.
 func TestExtractTermList(t *testing.T) {
-	text := "Quill packages for Debian\n\n  quill          - The Quill text editor.\n  quill-doc      - Quill documentation.\n  libquill2      - Shared Quill library.\n\nCOPYING        - Copying conditions\nfjord-x1       - Use the module which accesses the\n                 entropy daemon.\nfjord-x2       - Enable the fast path.\n"
+	text := "Quill packages for Debian\n\n  quill          - The Quill text editor.\n  quill-doc      - Quill documentation.\n  libquill2      - Shared Quill library.\n\nCOPYING        - Copying conditions\nfjord-x1       - Use the module which accesses the\n                 entropy daemon.\nfjord-x2       - Enable the fast path.\nfjord-x3 - Reapply the patches on top of another base\nfjord-repo-layout - Fjord Repo Layout\n"
 	got := Extract(text)
 	for _, want := range [][2]string{{"quill-doc", "Quill documentation"}, {"libquill2", "Shared Quill library"}, {"quill", "The Quill text editor"}} {
 		if !has(got, want[0], "is", want[1], KindCopula) {

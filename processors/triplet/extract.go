@@ -246,6 +246,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	r.fixCapitals(x.ts)
 	lowerName(x.ts)
+	if sequencing[x.lowerAt(0)] && !r.proper[x.ts[0].text] {
+		// "First SQLite obtains a lock", "Then Git writes …": a step of
+		// a procedure, true at that point of it, not of the subject
+		return nil
+	}
 	var out []Triple
 	// Roles and places named anywhere in the sentence.
 	out = append(out, x.appositions()...)
@@ -254,7 +259,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	// The main clause: an introductory phrase, the subject, an appositive,
 	// the verb group and what follows it.
 	start, introDate := x.skipIntro()
-	if start < 0 {
+	if start < 0 || x.scopingIntro(start, introDate) {
 		return out
 	}
 	hs, he := start, x.subject(start)
@@ -282,6 +287,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		// …": an adjective opening the sentence keeps its capital only
 		// there
 		head = x.ts[0].lower + head[len(x.ts[0].text):]
+	}
+	if x.lowerAt(hs) == "only" {
+		return out // "Only Mac OS X supports …": said to exclude the others, not of the subject
 	}
 	if bareRelease(head) || bareReference(head) || documentPart(head) || x.deictic(hs, he) && (r.docTopic == "" || !x.genericSubject(hs, he)) {
 		return out // "Version 1 was released in June 1989": a version of what the text is about, unnamed
@@ -793,9 +801,13 @@ func (x *sent) cutBefore(j int) bool {
 
 // predicate reads the verb group at i and what follows it.
 func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
-	// Adverbs before the verb: "also", "already"; negation ends the reading.
+	// Adverbs before the verb: "already", "originally"; negation ends
+	// the reading, and so does an adverb that makes the fact partial.
 	for i < len(x.ts) && (x.ts[i].tag == "RB" || x.ts[i].tag == "RBR") {
-		if neg(x.ts[i].lower) {
+		if neg(x.ts[i].lower) || partialAdverbs[x.ts[i].lower] && !(x.ts[i].lower == "also" && x.tagAt(i+1) == "VBD") {
+			// "also" before a past event adds an event ("Helios Energy
+			// also acquired Summit Solar"); before a present verb, one
+			// more of what the subject does or has
 			return nil
 		}
 		i++
@@ -819,7 +831,7 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 	if v.lower == "has" || v.lower == "have" || v.lower == "had" {
 		k := i + 1
 		for k < len(x.ts) && x.ts[k].tag == "RB" {
-			if neg(x.ts[k].lower) {
+			if neg(x.ts[k].lower) || partialAdverbs[x.ts[k].lower] {
 				return nil
 			}
 			k++
@@ -847,7 +859,7 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 			k++
 		}
 		for k < len(x.ts) && x.ts[k].tag == "RB" {
-			if neg(x.ts[k].lower) {
+			if neg(x.ts[k].lower) || partialAdverbs[x.ts[k].lower] {
 				return nil
 			}
 			k++
@@ -884,6 +896,14 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 // the default IPQoS settings to use DSCP AF21" asks nothing without it.
 var changeVerbs = set("changed", "changes", "change", "modified", "modifies", "switched", "switches", "altered",
 	"alters", "adjusted", "adjusts", "set", "sets", "updated", "updates", "moved", "moves", "converted", "converts")
+
+// partialAdverbs in the verb group say the fact is one of several, holds
+// some of the time or is hedged: "Git also keeps a log", "FTS3/4 very often
+// loads …", "TH3 tests only use …", "is usually installed in …". The
+// question would ask as a rule, or as the only answer, what is neither.
+var partialAdverbs = set("also", "often", "usually", "sometimes", "normally", "generally", "typically", "rarely",
+	"seldom", "frequently", "occasionally", "mostly", "only", "mainly", "partly", "partially", "probably", "possibly",
+	"perhaps", "likely", "even", "too", "additionally", "commonly", "ordinarily", "chiefly", "either")
 
 // conditional opens a clause that holds only under a condition.
 var conditional = set("if", "unless", "when", "whenever", "whether")
@@ -1193,6 +1213,23 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		return nil
 	}
 	e := x.np(j)
+	if v := x.ts[i].lower; controlVerbs[v] && x.lowerAt(x.ofNP(j, e)) == "to" && strings.HasPrefix(x.tagAt(x.ofNP(j, e)+1), "VB") ||
+		placingVerbs[v] && placingPreps[x.lowerAt(x.ofNP(j, e))] ||
+		lightVerbs[v] && (x.tagAt(j) == "NN" || x.tagAt(j) == "NNS") && e == j+1 && x.tagAt(e) == "IN" {
+		// "allows the contents of one database | to be copied", "puts
+		// SQLite | into single-thread mode", "keeps track | of …": the
+		// object is half of what the verb says
+		return nil
+	}
+	if (x.lowerAt(j) == "a" || x.lowerAt(j) == "an") && memberVerbs[x.ts[i].lower] && !x.hasNumber(j, x.ofNP(j, e)) && !x.hasProper(j, x.ofNP(j, e)) {
+		// "The Debian system contains a package called
+		// popularity-contest": one of the things it holds, where the
+		// question asks for the one
+		return nil
+	}
+	if x.lowerAt(j) == "the" && anaphoric[x.lowerAt(j+1)] {
+		return nil // "stores the entire 2000-character string": the one just described
+	}
 	if g := x.ts[i].lower; (g == "gives" || g == "gave" || g == "give") && (x.tagAt(j) != "DT" && x.tagAt(j) != "PRP$" || x.tagAt(e) == "DT" || x.tagAt(e) == "PRP$") {
 		return nil // "gives users a choice": the first object is who receives
 	}
@@ -1228,7 +1265,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
 			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&
-				(x.lowerAt(full) != "(" || x.defStops(full)) && !x.partialCount(j, full) {
+				(x.lowerAt(full) != "(" || x.defStops(full)) && !x.partialCount(j, full) && x.tagAt(full) != "VBG" && !x.postParticiple(j, full) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})
 			}
 			e = full
@@ -1247,7 +1284,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				// "provides the proof | that these files are yours": the
 				// clause says what the proof is; the noun alone is not it
 				cut = true
-			} else if w := x.lowerAt(end); w == "who" || w == "whose" || w == "where" {
+			} else if w := x.lowerAt(end); w == "who" || w == "whose" || w == "where" || (w == "that" || w == "which") && end == full && x.plainWords(j, end) {
 				// "the e-mail address of the person | who is …", "the
 				// section | where this package is stored": the clause
 				// completes the object or it is not asked ("that" and
@@ -1257,6 +1294,8 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				} else {
 					cut = true
 				}
+			} else if x.tagAt(end) == "VBG" && end == full || x.postParticiple(j, end) {
+				cut = true // "features an API | allowing users to …": the API is not said without it
 			}
 			if !vague && !cut && !x.gerund(j) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
@@ -1549,3 +1588,97 @@ var genericNouns = set("program", "programs", "tool", "tools", "utility", "utili
 	"software", "thing", "way", "package", "file", "command", "system", "project", "module", "set", "collection",
 	"piece", "part", "kind", "type", "number", "lot", "framework", "toolkit", "solution", "implementation",
 	"string", "value", "argument", "parameter", "variable", "field", "option")
+
+// scopingIntro reports an introductory phrase before the subject at start
+// that limits what the clause says: a mode, a setting, an example, a step
+// or a contrast ("In WAL mode, SQLite exhibits …", "For "true", Git rejects
+// …", "In this example, the field is …", "Finally, Git stores …",
+// "However, FTS5 returns …"). Asked without it, the question states as a
+// general fact what holds only there. A date or a release ("In 2025,",
+// "On 14 March 2026", "In Python 3.3,") places the fact instead, and is
+// kept.
+func (x *sent) scopingIntro(start int, date string) bool {
+	if start == 0 {
+		return false
+	}
+	if date != "" {
+		return false
+	}
+	if x.lowerAt(0) == "in" && x.hasNumber(1, start) {
+		return false // "In Python 3.3, …", "In version 2, …"
+	}
+	switch w0, w1 := x.lowerAt(0), x.lowerAt(1); {
+	case w0 == "for" && (w1 == "example" || w1 == "instance"), w0 == "e.g.", w0 == "by" && w1 == "default":
+		// an example given is a fact of its own; a default is the
+		// general case
+		return false
+	case w0 == "like" || w0 == "unlike":
+		return false // "Like GNOME, Xfce is …": a comparison, not a scope
+	}
+	return true
+}
+
+// plainWords reports tokens i..j-1 holding no name, number, quotation or
+// code: a phrase of common words, which a restrictive clause after it may
+// complete ("the maximum number of parameters | that can be passed …"),
+// where a named object ("a module called "ensurepip" | which …") is
+// complete without it.
+func (x *sent) plainWords(i, j int) bool {
+	for k := i; k < j; k++ {
+		t := x.ts[k]
+		if t.named() || t.tag == "CD" || t.tag == "``" || t.tag == "''" || strings.ContainsAny(t.text, "\"“”`'_/.0123456789") || k > i && isCapital(t.text) {
+			return false
+		}
+	}
+	return true
+}
+
+// postParticiple reports a participle after a noun inside tokens i..j-1:
+// "an API | allowing users", "the files | stored in the index". The phrase
+// runs on past it into what the participle says, and cut there names a
+// thing only half described.
+func (x *sent) postParticiple(i, j int) bool {
+	for k := i + 1; k < j; k++ {
+		if x.ts[k].tag == "VBG" && isNoun(x.ts[k-1].tag) && k+1 < j {
+			return true
+		}
+	}
+	return false
+}
+
+// sequencing words open a step of a procedure.
+var sequencing = set("first", "then", "next", "finally", "lastly", "afterwards", "afterward", "subsequently", "second", "third")
+
+// controlVerbs take an object and an infinitive that says what it does
+// or undergoes ("allows the contents to be copied", "causes the write to
+// fail"); the object alone is not what the verb is about.
+var controlVerbs = set("allow", "allows", "allowed", "enable", "enables", "enabled", "cause", "causes", "caused",
+	"permit", "permits", "permitted", "force", "forces", "forced", "require", "requires", "required", "let", "lets",
+	"want", "wants", "expect", "expects", "tell", "tells", "ask", "asks", "instruct", "instructs", "encourage",
+	"encourages", "lead", "leads", "prevent", "prevents", "get", "gets", "help", "helps")
+
+// placingVerbs put their object somewhere or treat it as something: "puts
+// SQLite into single-thread mode", "treats the value as text". Without the
+// place or the role there is no fact.
+var placingVerbs = set("put", "puts", "place", "places", "placed", "treat", "treats", "treated", "regard", "regards",
+	"regarded", "turn", "turns", "turned", "render", "renders", "rendered", "keep", "keeps", "kept", "leave", "leaves",
+	"left", "consider", "considers", "considered", "interpret", "interprets", "interpreted")
+
+var placingPreps = set("into", "in", "as", "on", "onto", "to", "under", "at")
+
+// lightVerbs with a bare noun and a preposition make one verb of the
+// three: "keeps track of", "makes use of", "takes care of", "pays
+// attention to". The noun is not an object to ask for.
+var lightVerbs = set("keep", "keeps", "kept", "make", "makes", "made", "take", "takes", "took", "pay", "pays", "paid",
+	"give", "gives", "gave", "have", "has", "had", "do", "does", "did")
+
+// anaphoric adjectives after "the" point back to what the text has just
+// described: "the entire string", "the same file", "the resulting value".
+var anaphoric = set("same", "entire", "whole", "remaining", "above", "aforementioned", "former", "latter",
+	"resulting", "corresponding", "respective", "previous", "preceding", "said", "other")
+
+// memberVerbs say what a thing holds or offers; with an indefinite object
+// ("contains a package …") the object is one member of many.
+// What a thing provides or ships ("provides a framework for …") is asked:
+// it says what the thing is for.
+var memberVerbs = set("contain", "contains", "contained", "include", "includes", "included")

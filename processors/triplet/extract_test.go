@@ -235,6 +235,27 @@ func ExampleExtract() {
 	// (Northwind Bank | chief financial officer | Maria Lopez) from "Northwind Bank appointed Maria Lopez as chief financial officer."
 }
 
+// TestExtractTableMarks: a header that asks ("Overwrite if exists?"), a
+// yes/no mark and a cell of items on their own lines make no question; the
+// values beside them still do.
+func TestExtractTableMarks(t *testing.T) {
+	chunk := "| Function | Overwrite if exists? | Returns | Rule |\n|---|---|---|---|\n" +
+		"| quill_set() | Yes | the new record | 3 |\n" +
+		"| quill_put() | No | y | 4 |\n" +
+		"| REAL; DOUBLE; FLOAT | No | a number | 5 |\n" +
+		"| quill_get() | x | The integer record id. | 6 |\n"
+	var got []string
+	for _, x := range Extract(chunk) {
+		if x.Kind == KindTable {
+			got = append(got, x.Head+"|"+x.Relation+"|"+x.Tail)
+		}
+	}
+	want := []string{"quill_set()|Returns|the new record", "quill_set()|Rule|3", "quill_put()|Rule|4", "quill_get()|Rule|6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("table facts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestExtractTablePlaceholders: a cell that records the absence of a value
 // ("n/a", any dash, "none", "TBD", "Not applicable", blanks of punctuation)
 // never becomes a triple, so it can never become a gold answer; real values

@@ -283,6 +283,23 @@ func TestExtractGeneral(t *testing.T) {
 		{"quill_image is a structure that describes the Fjord format of an image when it is being read.", "", "", "", ""},
 		{"quill_stride is the step, in quill_byte units, between adjacent rows.", "", "", "", ""},
 		{"Quillboot is a bootloader.", "Quillboot", "is", "a bootloader", KindCopula},
+		// What limits a fact makes it no fact to ask alone: a scoping
+		// phrase, a hedging or partial adverb, a step of a procedure.
+		{"In fjord mode, Quill keeps the index in memory.", "", "", "", ""},
+		{"However, Quillpad rejects the Fjord header.", "", "", "", ""},
+		{"In Quill 2.1, Fjordpad replaced Quillpad.", "Fjordpad", "replaced", "Quillpad", KindVerb},
+		{"Quillpad usually stores the Fjord index.", "", "", "", ""},
+		{"Quillpad stores the Fjord index.", "Quillpad", "stores", "the Fjord index", KindVerb},
+		{"Only Fjordix supports the Quill protocol.", "", "", "", ""},
+		{"Then Quillpad obtains a Fjord lock.", "", "", "", ""},
+		// An object that is half of what the verb says.
+		{"The Fjord verb puts Quillpad into single-reader mode.", "", "", "", ""},
+		{"The Fjord backup API allows the contents of one index to be copied into another.", "", "", "", ""},
+		{"Quillpad keeps track of every Fjord lock.", "", "", "", ""},
+		{"Quillpad features an API allowing users to write Fjord plugins.", "", "", "", ""},
+		{"Quillpad stores the entire 2000-byte record without loss.", "", "", "", ""},
+		{"The Fjord system contains a package called quill-stats.", "", "", "", ""},
+		{"The Fjord standard includes a \"Quill Subdivision Code\".", "The Fjord standard", "includes", "a \"Quill Subdivision Code\"", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
 	}

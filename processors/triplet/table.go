@@ -28,10 +28,12 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || strings.HasSuffix(h, ".") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
-					linkMarkup(v) || linkMarkup(row[0]) || freeTextColumn(h) || proseCell(v) {
+				if h == "" || strings.HasSuffix(h, ".") || strings.HasSuffix(h, "?") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
+					linkMarkup(v) || linkMarkup(row[0]) || freeTextColumn(h) || proseCell(v) || booleanCell(v) ||
+					listCell(v) || listCell(row[0]) {
 					// an abbreviated header ("Decompress.") is not a
-					// word a question can use
+					// word a question can use, nor is a header that
+					// asks ("Overwrite if already exists?")
 					continue
 				}
 				out = append(out, Triple{
@@ -86,7 +88,7 @@ func entityCell(c string) bool {
 var placeholderWords = map[string]bool{
 	"na": true, "nav": true, "none": true, "nil": true, "null": true, "nan": true,
 	"notapplicable": true, "notavailable": true, "notknown": true, "unknown": true, "nodata": true,
-	"tbd": true, "tba": true, "tbc": true,
+	"tbd": true, "tba": true, "tbc": true, "emptystring": true, "blank": true,
 }
 
 // placeholderCell reports whether a table cell holds no value: empty, only
@@ -138,11 +140,27 @@ var freeTextColumns = set("notes", "note", "description", "descriptions", "comme
 func freeTextColumn(h string) bool { return freeTextColumns[strings.ToLower(strings.TrimSpace(h))] }
 
 // proseCell: a cell that is a sentence or more ("A named variable. Its
-// value can be set by …"), no value to ask for.
+// value can be set by …", "The integer segment id."), no value to ask for.
 func proseCell(v string) bool {
-	if len(strings.Fields(v)) > 10 {
+	if n := len(strings.Fields(v)); n > 10 || n >= 3 && strings.HasSuffix(v, ".") && strings.ContainsFunc(v[:1], unicode.IsUpper) {
 		return true
 	}
 	i := strings.Index(v, ". ")
 	return i > 0 && i+2 < len(v) && strings.ContainsFunc(v[i+2:i+3], unicode.IsUpper)
 }
+
+// booleanCell: a yes/no mark ("Yes", "n", "true", "x"). Asked as "What is
+// the <header> of <row>?" it makes no question a person asks, and one of
+// two answers is right by chance.
+func booleanCell(v string) bool {
+	switch placeholderKey(v) {
+	case "yes", "no", "y", "n", "true", "false", "x":
+		return true
+	}
+	return false
+}
+
+// listCell: a cell of items on lines of their own, which the HTML reader
+// joins with "; " ("REAL; DOUBLE; FLOAT"). As a row's name it names no one
+// thing; as a value it is a list that a single answer cannot hold.
+func listCell(v string) bool { return strings.Contains(v, "; ") }

@@ -98,6 +98,8 @@ func TestTableHeaders(t *testing.T) {
 		`<table><thead><tr><td>Port</td><td>Containers</td></tr></thead><tr><td>Bergen</td><td>3,100</td></tr></table>`:           "| Port | Containers |\n|---|---|\n| Bergen | 3,100 |",
 		`<table><tr><th>Port</th><th>Containers</th></tr><tr><td>Bergen</td><td>3,100</td></tr></table>`:                          "| Port | Containers |\n|---|---|\n| Bergen | 3,100 |",
 		`<table><tr><th>Released</th><td>2023-08-10</td></tr><tr><th>Branch</th><td>15</td></tr></table>`:                         "|  |  |\n|---|---|\n| Released | 2023-08-10 |\n| Branch | 15 |",
+		// lines of a cell are items, kept apart
+		`<table><tr><th>Types</th><th>Rule</th></tr><tr><td>REAL<br>DOUBLE<br> FLOAT</td><td>4</td></tr></table>`: "| Types | Rule |\n|---|---|\n| REAL; DOUBLE; FLOAT | 4 |",
 	} {
 		if _, text, err := Extract([]byte(page)); err != nil || text != want {
 			t.Errorf("%s:\ngot  %q %v\nwant %q", page, text, err, want)

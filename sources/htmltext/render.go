@@ -252,6 +252,20 @@ func visibleText(n *html.Node, drop map[*html.Node]bool, br string) string {
 	return b.String()
 }
 
+// cellText is a table cell's text on one line, a line break inside it
+// written as "; ": a cell of lines ("REAL<br>DOUBLE<br>FLOAT") lists items,
+// and joined with spaces they would read as one name.
+func cellText(c *html.Node, drop map[*html.Node]bool) string {
+	parts := strings.Split(visibleText(c, drop, "\x00"), "\x00")
+	var kept []string
+	for _, p := range parts {
+		if p = collapse(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
 // tableText renders a table as a Markdown table, so that the chunker keeps it
 // whole with its caption (RARE §4.1). Its header row is the first row when
 // that row is in <thead> or all <th>; a table without one gets a header
@@ -280,7 +294,7 @@ func tableText(t *html.Node, drop map[*html.Node]bool) string {
 			allTh := true
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) && !hidden(c) && !drop[c] {
-					cells = append(cells, strings.ReplaceAll(collapse(inlineText(c, drop)), "|", "/"))
+					cells = append(cells, strings.ReplaceAll(cellText(c, drop), "|", "/"))
 					allTh = allTh && c.DataAtom == atom.Th
 				}
 			}
