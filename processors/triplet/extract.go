@@ -1558,6 +1558,11 @@ func (x *sent) listing(j, e int) bool {
 	// announces items ("supports two formats:", "balanced KafkaConsumer:
 	// …"); after a singular one and before a pronoun it explains it
 	// ("defines the interface of the module: it is …").
+	// A count before the colon ("has three built-in collating functions:
+	// BINARY, NOCASE, and RTRIM") is exact whatever the items are.
+	if x.tagAt(j) == "CD" && e-j <= 5 {
+		return false
+	}
 	return x.lowerAt(e) == ":" && (e-1 < j || !isNoun(x.tagAt(e-1)) || strings.HasSuffix(x.tagAt(e-1), "S") || x.tagAt(e+1) != "PRP")
 }
 
@@ -1639,8 +1644,14 @@ func (x *sent) plainWords(i, j int) bool {
 // thing only half described.
 func (x *sent) postParticiple(i, j int) bool {
 	for k := i + 1; k < j; k++ {
-		if x.ts[k].tag == "VBG" && isNoun(x.ts[k-1].tag) && k+1 < j {
-			return true
+		if x.ts[k].tag != "VBG" || !isNoun(x.ts[k-1].tag) {
+			continue
+		}
+		switch n := x.tagAt(k + 1); {
+		case n == "DT" || n == "PRP" || n == "PRP$" || n == "IN" || n == "TO":
+			return true // "a module | providing the …", "a hook | running before …"
+		case isNoun(n) && x.tagAt(k+2) == "TO":
+			return true // "an API | allowing users to …"; "collating functions" is a noun phrase
 		}
 	}
 	return false

@@ -126,11 +126,22 @@ func retag(ts []tok) {
 		case isAdj(t.tag) && isCapital(t.text) && !functionWords[t.lower] && t.text != strings.ToUpper(t.text) && i+1 < len(ts) &&
 			(i > 0 && (isNoun(ts[i+1].tag) && ts[i+1].tag != "NNP" || ts[i+1].tag == "CD") || i == 0 && ts[i+1].tag == "CD"):
 			t.tag = "NNP" // "Debian/JJ 9", "the Debian/JJ archive": a name the model read as an adjective
+		case t.tag == "JJ" && i > 0 && ts[i-1].tag == "DT" && (i+1 == len(ts) || ts[i+1].tag == "WDT" || ts[i+1].tag == "." || ts[i+1].tag == ":"):
+			t.tag = "NN" // "a C-library/JJ that …": an article and no noun after, the word is the noun
+		case t.tag == "RB" && i > 0 && (ts[i-1].lower == "a" || ts[i-1].lower == "an" || ts[i-1].lower == "the") && i+1 < len(ts) &&
+			(isAdj(ts[i+1].tag) || isNoun(ts[i+1].tag) || ts[i+1].tag == "VBN") && !strings.HasSuffix(t.lower, "ly") && !degreeAdverbs[t.lower]:
+			t.tag = "JJ" // "a fast/RB distributed system": after an article, an adjective
 		case t.tag == "JJ" && strings.HasSuffix(t.lower, "ed") && (strings.HasPrefix(t.lower, "co-") || strings.HasPrefix(t.lower, "re-")) && i > 0 && strings.HasPrefix(ts[i-1].tag, "NNP"):
 			t.tag = "VBD" // "Solberg co-founded Northwind"
 		}
 	}
 }
+
+// degreeAdverbs grade or time the word after them ("a very fast system",
+// "an already formatted copy"): adverbs even after an article.
+var degreeAdverbs = set("very", "too", "so", "more", "most", "less", "least", "quite", "rather", "fairly", "pretty",
+	"much", "far", "even", "just", "not", "also", "only", "still", "well", "as", "almost", "nearly", "already",
+	"always", "never", "ever", "once", "often", "yet", "soon")
 
 // numberWords are counts written as words; "one" is left out, it is as
 // often a pronoun ("one of the …").
