@@ -379,6 +379,11 @@ func TestTableRowsNamed(t *testing.T) {
 			`In "List of quillctl command snippets", which command shuts down and reboots the fjord?`},
 		{"Stop \"$unit\"", "Command snippets", "`quillctl stop $unit`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| Stop \"$unit\" | `quillctl stop $unit` |\n", ""},
 		{"List of all units", "Command snippets", "`quillctl units`", "## List of quillctl command snippets\n\n| Operation | Command snippets |\n|---|---|\n| List of all units | `quillctl units` |\n", ""},
+		// A plural header takes a plural verb.
+		{"segid", "Contents", "the segment id", "## Fjord Segment Format\n\n| Field | Contents |\n|---|---|\n| segid | the segment id |\n",
+			`What are the contents of segid in "Fjord Segment Format"?`},
+		{"quillz", "Supported platforms", "Linux", "## Fjord tools\n\n| Package | Supported platforms |\n|---|---|\n| quillz | Linux |\n",
+			`What are the supported platforms of quillz in "Fjord tools"?`},
 		// A header that is no noun is not asked with "What is the …".
 		{"MAX_PREC", "64-bit", "999999999999999999", "## Context limits\n\n| Name | 64-bit |\n|---|---|\n| MAX_PREC | 999999999999999999 |\n", ""},
 	} {

@@ -447,8 +447,24 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	if f := strings.Fields(row); len(f) > 1 && plainWords(row) {
 		row = "\"" + row + "\"" // "does not extend to right of": a phrase the table names, quoted
 	}
-	q := "What is the " + lowerHeader(column) + " of " + row + " in \"" + caption + "\""
+	be := "is"
+	if pluralHeader(column) {
+		be = "are" // "What are the contents of segid …?"
+	}
+	q := "What " + be + " the " + lowerHeader(column) + " of " + row + " in \"" + caption + "\""
 	return q + "?", true
+}
+
+// pluralHeader reports a column header whose head noun, its last word, is
+// plural ("Contents", "Supported platforms"): the question's verb agrees.
+func pluralHeader(column string) bool {
+	ts := tagged("the " + strings.ToLower(outsideBrackets(column)))
+	for i := len(ts) - 1; i > 0; i-- {
+		if t := ts[i].Tag; strings.HasPrefix(t, "NN") || strings.HasPrefix(t, "JJ") {
+			return t == "NNS" || t == "NNPS"
+		}
+	}
+	return false
 }
 
 // namesSomething: a phrase names an entity: a capitalised word after its
