@@ -1214,7 +1214,8 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 	}
 	e := x.np(j)
 	if v := x.ts[i].lower; controlVerbs[v] && x.lowerAt(x.ofNP(j, e)) == "to" && strings.HasPrefix(x.tagAt(x.ofNP(j, e)+1), "VB") ||
-		placingVerbs[v] && placingPreps[x.lowerAt(x.ofNP(j, e))] ||
+		placingVerbs[v] && (placingPreps[x.lowerAt(x.ofNP(j, e))] || !ambiguousPlacing[v]) ||
+		x.lowerAt(x.ofNP(j, e)) == "as" && x.tagAt(x.ofNP(j, e)+1) == "CD" ||
 		lightVerbs[v] && (x.tagAt(j) == "NN" || x.tagAt(j) == "NNS") && e == j+1 && x.tagAt(e) == "IN" {
 		// "allows the contents of one database | to be copied", "puts
 		// SQLite | into single-thread mode", "keeps track | of …": the
@@ -1294,8 +1295,11 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				} else {
 					cut = true
 				}
-			} else if x.tagAt(end) == "VBG" && end == full || x.postParticiple(j, end) {
-				cut = true // "features an API | allowing users to …": the API is not said without it
+			} else if x.tagAt(end) == "VBG" && end == full || x.postParticiple(j, end) || x.tagAt(end) == "VBN" && x.lowerAt(end+1) == "by" && x.plainWords(j, end) {
+				// "features an API | allowing users to …", "returns the
+				// subset of rows | returned by the left SELECT": the
+				// participle says which; the object is not said without it
+				cut = true
 			}
 			if !vague && !cut && !x.gerund(j) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: x.str(j, end), Kind: KindVerb})
@@ -1674,6 +1678,10 @@ var controlVerbs = set("allow", "allows", "allowed", "enable", "enables", "enabl
 var placingVerbs = set("put", "puts", "place", "places", "placed", "treat", "treats", "treated", "regard", "regards",
 	"regarded", "turn", "turns", "turned", "render", "renders", "rendered", "keep", "keeps", "kept", "leave", "leaves",
 	"left", "consider", "considers", "considered", "interpret", "interprets", "interpreted")
+
+// ambiguousPlacing verbs also have a plain object ("keeps a log", "leaves
+// the cache"): they need the place after it to be read as placing.
+var ambiguousPlacing = set("keep", "keeps", "kept", "leave", "leaves", "left", "turn", "turns", "turned")
 
 var placingPreps = set("into", "in", "as", "on", "onto", "to", "under", "at")
 

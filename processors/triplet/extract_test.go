@@ -243,7 +243,9 @@ func TestExtractTableMarks(t *testing.T) {
 		"| quill_set() | Yes | the new record | 3 |\n" +
 		"| quill_put() | No | y | 4 |\n" +
 		"| REAL; DOUBLE; FLOAT | No | a number | 5 |\n" +
-		"| quill_get() | x | The integer record id. | 6 |\n"
+		"| quill_get() | x | The integer record id. | 6 |\n" +
+		"| N≥12 and even | No | a blob | 7 |\n" +
+		"| size >= 4 | No | a word | 8 |\n"
 	var got []string
 	for _, x := range Extract(chunk) {
 		if x.Kind == KindTable {

@@ -299,6 +299,9 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad features an API allowing users to write Fjord plugins.", "", "", "", ""},
 		{"Quillpad stores the entire 2000-byte record without loss.", "", "", "", ""},
 		{"The Fjord system contains a package called quill-stats.", "", "", "", ""},
+		{"Quillpad treats the Fjord operator specially.", "", "", "", ""},
+		{"The quill.h header file defines Fjord macros QUILL_UTF8 as 1 and QUILL_UTF16 as 2.", "", "", "", ""},
+		{"The Fjord operator returns the subset of rows returned by the left query.", "", "", "", ""},
 		{"The Fjord standard includes a \"Quill Subdivision Code\".", "The Fjord standard", "includes", "a \"Quill Subdivision Code\"", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)

@@ -22,7 +22,9 @@ func tableTriples(chunk string) []Triple {
 		header := cells(lines[i].text)
 		for k := i + 2; k < len(lines) && isRow(lines[k].text); k++ {
 			row := cells(lines[k].text)
-			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) {
+			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) || condition(row[0]) {
+				// a row named by a condition ("N≥12 and even", "x < 0")
+				// names no thing to ask about
 				continue
 			}
 			for c := 1; c < len(row) && c < len(header); c++ {
@@ -164,3 +166,17 @@ func booleanCell(v string) bool {
 // joins with "; " ("REAL; DOUBLE; FLOAT"). As a row's name it names no one
 // thing; as a value it is a list that a single answer cannot hold.
 func listCell(v string) bool { return strings.Contains(v, "; ") }
+
+// condition: a cell that states a comparison ("N≥12 and even", "x < 0",
+// "size >= 4"), not a name; an option's "=" ("--fast=1") is no comparison.
+func condition(c string) bool {
+	if strings.ContainsAny(c, "≥≤≠") {
+		return true
+	}
+	for _, op := range []string{" < ", " > ", " <= ", " >= ", " = ", " == ", " != "} {
+		if strings.Contains(c, op) {
+			return true
+		}
+	}
+	return false
+}
