@@ -792,6 +792,15 @@ func releaseQuestion(head, relation, tail, sentence string) (string, bool) {
 			lemma := verb
 			if strings.HasSuffix(verb, "s") && !strings.HasSuffix(verb, "ss") {
 				aux, lemma = "does", thirdPerson(verb)
+			} else if l := lemmaOfParticiple(verb); l != "" || verb == "learnt" || verb == "got" {
+				// "gained", "learned", "learnt": a past asked with "did"
+				aux, lemma = "did", l
+				switch verb {
+				case "learnt":
+					lemma = "learn"
+				case "got":
+					lemma = "get"
+				}
 			}
 			rest = append(append(append([]string{}, w[:k]...), lemma), w[k+1:]...)
 		}

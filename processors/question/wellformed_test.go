@@ -93,6 +93,11 @@ func TestReleaseQuestions(t *testing.T) {
 			"Which release introduced the bug fixed in sed 4.9 where 'sed --follow-symlinks -i' loops forever?"},
 		{"the most severe CVE fixed in OpenSSL 3.0.19", "severity", "High", "The most severe CVE fixed in this release is High.",
 			"What is the severity of the most severe CVE fixed in OpenSSL 3.0.19?"},
+		// a past verb is asked with "did"
+		{`"quill rebase" (Quill 4.2)`, "gained", `"--update-refs"`, `"quill rebase" gained the "--update-refs" option.`,
+			`In Quill 4.2, which option did "quill rebase" gain?`},
+		{`"fjord bundle" (Quill 4.2)`, "learnt", `"--quiet"`, `"fjord bundle" learnt the "--quiet" option.`,
+			`In Quill 4.2, which option did "fjord bundle" learn?`},
 	} {
 		got, ok := SingleFor("release", tc.head, tc.relation, tc.tail, tc.sentence, "", time.Time{})
 		if !ok || got != tc.want {

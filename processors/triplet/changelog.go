@@ -250,6 +250,9 @@ var (
 	wayRe = regexp.MustCompile(`^(?s)["'](` + codeSpan + `)["'] is\s+(now\s+a|a\s+new)\s+way\s+to\s+(.+)\.$`)
 	// "A new "--include-whitespace" option is added to "git patch-id", and …"
 	newOptionRe = regexp.MustCompile(`^A new ["'](-[\w-]+)["'] option is added to ["']([^"']+)["']`)
+	// ""git rebase" gained the "--update-refs" option", ""git bundle" learned a
+	// new "--quiet" option": an option a command acquired in the release.
+	gainedRe = regexp.MustCompile(`^(?s)["'](` + codeSpan + `)["']\s+(?:has\s+)?(learned|learnt|gained|acquired|got)\s+(?:the\s+|a\s+new\s+|a\s+|an\s+)?(["']--?[\w-]+["'])\s+option\b`)
 	// "dircolors takes a new --print-ls-colors option to display LS_COLORS entries, …"
 	takesRe = regexp.MustCompile(`^(?s)([a-z][\w-]*) takes a new (--?[\w-]+) option (to [^,.]+)`)
 	// "Two new facilities, "timer" and "counter", are introduced to the trace2 API."
@@ -300,6 +303,9 @@ func readRelease(s Sentence, r release) []Triple {
 	}
 	if m := newOptionRe.FindStringSubmatch(t); m != nil {
 		return fact(withRelease(`the new option added to "`+m[2]+`"`, r), "is", m[1])
+	}
+	if m := gainedRe.FindStringSubmatch(t); m != nil {
+		return fact(withRelease(`"`+m[1]+`"`, r), m[2], m[3])
 	}
 	if m := takesRe.FindStringSubmatch(t); m != nil {
 		return fact(withRelease(m[1], r), "takes "+collapse(m[3]), m[2])

@@ -80,6 +80,31 @@ func TestVersionHeadings(t *testing.T) {
 // In Quill 3.3") is release notes of that release in every chunk, headings
 // or not; the change sentences of such prose are read with guards against
 // the shapes that are no change of an object.
+// TestReleaseGainedOption: an option a command learned or gained in the
+// release is read with the command and the release; an option gained by
+// something unnamed, or something else gained, is not.
+func TestReleaseGainedOption(t *testing.T) {
+	chunk := "Quill v4.2 Release Notes\n\n" +
+		" * \"quill rebase\" gained the \"--update-refs\" option.\n\n" +
+		" * 'fjord bundle' learned a new '--quiet' option to squelch progress.\n\n" +
+		" * The command learned the \"--no-recurse\" option.\n\n" +
+		" * \"quill log\" gained support for mailmaps.\n"
+	got := ExtractTitled(chunk, "Quill v4.2 Release Notes")
+	for _, w := range [][3]string{
+		{`"quill rebase" (Quill v4.2)`, "gained", `"--update-refs"`},
+		{`"fjord bundle" (Quill v4.2)`, "learned", `'--quiet'`},
+	} {
+		if !has(got, w[0], w[1], w[2], KindRelease) {
+			t.Errorf("want (%s | %s | %s); got%s", w[0], w[1], w[2], show(got))
+		}
+	}
+	for _, x := range got {
+		if x.Kind == KindRelease && (x.Tail == `"--no-recurse"` || strings.Contains(x.Tail, "mailmaps")) {
+			t.Errorf("read %s", show([]Triple{x}))
+		}
+	}
+}
+
 func TestTitleRelease(t *testing.T) {
 	for title, want := range map[string]string{
 		"What\u2019s New In Quill 3.3 \u2014 Quill 3.11.2 documentation": "Quill 3.3",
