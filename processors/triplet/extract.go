@@ -1295,7 +1295,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 				} else {
 					cut = true
 				}
-			} else if x.tagAt(end) == "VBG" && end == full || x.postParticiple(j, end) || x.tagAt(end) == "VBN" && x.lowerAt(end+1) == "by" && x.plainWords(j, end) {
+			} else if x.tagAt(end) == "VBG" && end == full || x.postParticiple(j, end) || x.tagAt(end) == "VBN" && x.tagAt(end+1) == "IN" && x.plainWords(j, end) {
 				// "features an API | allowing users to …", "returns the
 				// subset of rows | returned by the left SELECT": the
 				// participle says which; the object is not said without it

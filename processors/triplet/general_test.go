@@ -302,6 +302,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad treats the Fjord operator specially.", "", "", "", ""},
 		{"The quill.h header file defines Fjord macros QUILL_UTF8 as 1 and QUILL_UTF16 as 2.", "", "", "", ""},
 		{"The Fjord operator returns the subset of rows returned by the left query.", "", "", "", ""},
+		{"Quillpad computes the entry point for the plugin based on the plugin file name.", "", "", "", ""},
 		{"The Fjord standard includes a \"Quill Subdivision Code\".", "The Fjord standard", "includes", "a \"Quill Subdivision Code\"", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
