@@ -917,7 +917,11 @@ const relativeDefinitionMax = 14
 
 // settingTerm is the term line of a reference entry for a setting or an
 // option: "client_min_messages (enum)", "work_mem (integer)", "--jobs=N".
-var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integer|string|enum|boolean|real|floating point|bool|int|float|list|size|duration)\)|(--?[a-zA-Z][\w-]*)(?:[= ][A-Z<\[][^ ]*)?)$`)
+var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integer|string|enum|boolean|real|floating point|bool|int|float|list|size|duration)\)|(--?[a-zA-Z][\w-]*)(?:[= ][A-Za-z<\[][^ ]*)?)$`)
+
+// optionLine opens the term line of an option that settingTerm cannot name
+// ("-s "program [argument …]""): it ends the entry before it all the same.
+var optionLine = regexp.MustCompile(`^--?[a-zA-Z]`)
 
 // defaultRe finds the default a reference entry states: "The default is
 // NOTICE.", "The default value is 20480.", "Defaults to llvmjit." The value
@@ -940,8 +944,8 @@ func termDefaults(chunk string) []Triple {
 			term = m[1] + m[2]
 			continue
 		}
-		if strings.HasPrefix(l.text, "#") {
-			term = "" // a heading ends the entry
+		if strings.HasPrefix(l.text, "#") || optionLine.MatchString(l.text) {
+			term = "" // a heading or another option ends the entry
 			continue
 		}
 		if term == "" || l.text == "" {
