@@ -204,6 +204,13 @@ func (x *sent) appositionDefinitions() []Triple {
 		if ns > 0 && x.lowerAt(ns-1) == "," || x.listBefore(ns) {
 			continue // an item of a list: "Acme, Beta, the …"
 		}
+		if ns > 2 && x.lowerAt(ns-1) == "by" && x.tagAt(ns-2) == "VBN" && isNoun(x.tagAt(ns-3)) {
+			// "Distutils, the utilities architected by Greg Ward, a
+			// component of …": after the agent of a participle that
+			// qualifies a noun, the phrase may describe that noun; a
+			// passive's agent ("was written by Lintwerk, a …") is kept
+			continue
+		}
 		if x.exampleBefore(ns) {
 			continue // "for example in the case of … for B-trees, a signed integer": an ellipsis, not an apposition
 		}

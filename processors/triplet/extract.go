@@ -223,6 +223,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if !strings.ContainsAny(trimmed[len(trimmed)-1:], ".!\"”')") && len(ts) <= 8 || spaceRun(trimmed, 3) {
 		return nil // a title or a layout line, not a sentence
 	}
+	if i := strings.Index(trimmed, " -- "); i > 0 && len(strings.Fields(trimmed[:i])) <= 5 && !strings.Contains(trimmed[i+4:], " -- ") {
+		return nil // "GNU inetutils NEWS -- history of user-visible changes.": a title and what the file holds
+	}
 	if len(ts) > 4 && (ts[0].lower == "note" && ts[1].lower == "that" || ts[0].lower == "note" && ts[1].lower == ":") {
 		ts = ts[2:] // "Note that Quill reads …": the rest is the statement
 	}
@@ -898,10 +901,10 @@ var changeVerbs = set("changed", "changes", "change", "modified", "modifies", "s
 	"alters", "adjusted", "adjusts", "set", "sets", "updated", "updates", "moved", "moves", "converted", "converts")
 
 // partialAdverbs in the verb group say the fact is one of several, holds
-// some of the time or is hedged: "Git also keeps a log", "FTS3/4 very often
+// some of the time or at one step ("then offers"), or is hedged: "Git also keeps a log", "FTS3/4 very often
 // loads …", "TH3 tests only use …", "is usually installed in …". The
 // question would ask as a rule, or as the only answer, what is neither.
-var partialAdverbs = set("also", "often", "usually", "sometimes", "normally", "generally", "typically", "rarely",
+var partialAdverbs = set("also", "then", "often", "usually", "sometimes", "normally", "generally", "typically", "rarely",
 	"seldom", "frequently", "occasionally", "mostly", "only", "mainly", "partly", "partially", "probably", "possibly",
 	"perhaps", "likely", "even", "too", "additionally", "commonly", "ordinarily", "chiefly", "either")
 
@@ -1005,6 +1008,18 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			// bare genus is the definition only when the sentence ends
 			// with it or a colon explains it ("zip is an archiver: it …")
 			return rel
+		}
+		if w := x.lowerAt(end); (w == "which" || w == "that") && genericNouns[x.lowerAt(end-1)] && x.onlyAdjectives(k+1, end-1) {
+			// "Mutt is a text-based application | which interacts with
+			// users through menus": a kind of program, which the clause
+			// goes on to describe, is not yet what Mutt is ("a key/value
+			// storage system | that …" names its kind with nouns)
+			// A clause that is a remark rather than a description
+			// ("a non-free library | that cannot be distributed by
+			// Debian") leaves the genus as it was.
+			if re := x.relativeDefinition(end); re > 0 && !x.deictic(k, re) && re-k <= relativeDefinitionMax+4 {
+				return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, re), Kind: KindCopula})
+			}
 		}
 		return append(rel, Triple{Head: head, Relation: be, Tail: x.str(k, end), Kind: KindCopula})
 	case (x.ts[k].lower == "the" || x.possessive(k, e2)) && x.hasProper(k, e2) && x.closes(e2) && x.hasProper(hs, hs+1) &&
@@ -1701,3 +1716,16 @@ var anaphoric = set("same", "entire", "whole", "remaining", "above", "aforementi
 // What a thing provides or ships ("provides a framework for …") is asked:
 // it says what the thing is for.
 var memberVerbs = set("contain", "contains", "contained", "include", "includes", "included")
+
+// onlyAdjectives reports tokens i..j-1 that are all adjectives (none is
+// also none); a lower-case compound with a hyphen ("text-based",
+// "cross-platform") counts as one, whatever its tag.
+func (x *sent) onlyAdjectives(i, j int) bool {
+	for k := i; k < j; k++ {
+		t := x.ts[k]
+		if !isAdj(t.tag) && !(strings.Contains(t.text, "-") && t.text == strings.ToLower(t.text)) {
+			return false
+		}
+	}
+	return true
+}

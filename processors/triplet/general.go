@@ -418,6 +418,11 @@ func (x *sent) termDefinition() *Triple {
 	if t := x.tagAt(k); plural && (t == "DT" || t == "PRP$" || t == "CD" || badHeads[x.lowerAt(k)] || quantityWords[x.lowerAt(k)] || !isNoun(t) && !isAdj(t)) {
 		return nil // "Debug packages are the ones …", "… are many"
 	}
+	if plural && he == 1 && isAdj(x.tagAt(k)) {
+		// "Asterisks are valid URL characters": a property of a plain
+		// word, not the definition of a term
+		return nil
+	}
 	e := x.np(k)
 	if e == k || !isNoun(x.tagAt(e-1)) || plural && x.tagAt(e-1) != "NNS" {
 		return nil

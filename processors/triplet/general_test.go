@@ -303,6 +303,12 @@ func TestExtractGeneral(t *testing.T) {
 		{"The quill.h header file defines Fjord macros QUILL_UTF8 as 1 and QUILL_UTF16 as 2.", "", "", "", ""},
 		{"The Fjord operator returns the subset of rows returned by the left query.", "", "", "", ""},
 		{"Quillpad computes the entry point for the plugin based on the plugin file name.", "", "", "", ""},
+		{"The name was inspired by Fjordutils, the Quill utilities architected by Oda Rasmussen, a component of the Fjord library.", "", "", "", ""},
+		{"The Fjord protocol then offers the Quill method.", "", "", "", ""},
+		{"Asterisks are valid Fjord characters.", "", "", "", ""},
+		{"Fjord quilltools NEWS -- history of user-visible changes.", "", "", "", ""},
+		{"Quillpad is a text-based application which interacts with users through menus.", "Quillpad", "is", "a text-based application which interacts with users through menus", KindCopula},
+		{"Fjordvine is a non-free library that cannot be distributed by Quill.", "Fjordvine", "is", "a non-free library", KindCopula},
 		{"The Fjord standard includes a \"Quill Subdivision Code\".", "The Fjord standard", "includes", "a \"Quill Subdivision Code\"", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
