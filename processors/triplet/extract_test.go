@@ -208,12 +208,7 @@ func TestExtractTableFreeText(t *testing.T) {
 		"| string | text | Escapes are disallowed |\n" +
 		"| number | numeric | NaN and infinity values are disallowed. See the manual for the details of the accepted spellings |\n" +
 		"| null | json | A named variable. Its value can be set elsewhere. |\n"
-	var got []string
-	for _, x := range Extract(chunk) {
-		if x.Kind == KindTable {
-			got = append(got, x.Head+"|"+x.Relation+"|"+x.Tail)
-		}
-	}
+	got := tableFacts(chunk)
 	want := []string{"string|Quill type|text", "number|Quill type|numeric", "null|Quill type|json"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("table facts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -221,6 +216,17 @@ func TestExtractTableFreeText(t *testing.T) {
 	if !proseCell("NaN and infinity values are disallowed. See the manual") || !proseCell("one two three four five six seven eight nine ten eleven") || proseCell("12.5 MB/s") {
 		t.Error("proseCell")
 	}
+}
+
+// tableFacts is each table fact of a chunk as "head|relation|tail".
+func tableFacts(chunk string) []string {
+	var got []string
+	for _, x := range Extract(chunk) {
+		if x.Kind == KindTable {
+			got = append(got, x.Head+"|"+x.Relation+"|"+x.Tail)
+		}
+	}
+	return got
 }
 
 func ExampleExtract() {
@@ -246,12 +252,7 @@ func TestExtractTableMarks(t *testing.T) {
 		"| quill_get() | x | The integer record id. | 6 |\n" +
 		"| N≥12 and even | No | a blob | 7 |\n" +
 		"| size >= 4 | No | a word | 8 |\n"
-	var got []string
-	for _, x := range Extract(chunk) {
-		if x.Kind == KindTable {
-			got = append(got, x.Head+"|"+x.Relation+"|"+x.Tail)
-		}
-	}
+	got := tableFacts(chunk)
 	want := []string{"quill_set()|Returns|the new record", "quill_set()|Rule|3", "quill_put()|Rule|4", "quill_get()|Rule|6"}
 	if !slices.Equal(got, want) {
 		t.Errorf("table facts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
