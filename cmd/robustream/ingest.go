@@ -164,12 +164,19 @@ func (s *server) postDocuments(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("body of %d bytes is over the %d-byte limit", r.ContentLength, ingestMaxBody), http.StatusRequestEntityTooLarge)
 		return
 	}
-	recs, err := ingest.Decode(r.Header.Get("Content-Type"), http.MaxBytesReader(w, r.Body, ingestMaxBody))
+	// The request's context ends when the client goes away: a PDF being
+	// converted for it is stopped.
+	recs, err := ingest.Decode(r.Context(), r.Header.Get("Content-Type"), http.MaxBytesReader(w, r.Body, ingestMaxBody))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		http.Error(w, fmt.Sprintf("body is over the %d-byte limit", ingestMaxBody), http.StatusRequestEntityTooLarge)
 		return
+	case errors.Is(err, ingest.ErrTooMuchText):
+		http.Error(w, err.Error(), http.StatusRequestEntityTooLarge)
+		return
+	case r.Context().Err() != nil:
+		return // nobody is listening
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

@@ -151,7 +151,7 @@ func (c *ingestClient) sendDir(ctx context.Context, root, domain string) error {
 			fmt.Fprintf(c.out, "skipped %s: not a regular file\n", p)
 			return nil
 		}
-		if _, err := dir.Convert(d.Name(), []byte("x")); errors.Is(err, dir.ErrUnsupported) {
+		if !dir.Supported(d.Name()) {
 			return nil
 		}
 		raw, err := os.ReadFile(p)

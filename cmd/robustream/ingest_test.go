@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robustream/robustream/sources/ingest"
 )
 
 // TestIngestAPIWithCurl drives POST/DELETE /v1/documents of a running
@@ -161,4 +168,65 @@ func atoiT(t *testing.T, s string) int {
 		t.Fatalf("not a number: %q", s)
 	}
 	return n
+}
+
+// TestIngestRefusesBadInput drives postDocuments in process (no engine):
+// each kind of bad body gets a 4xx whose message says what is wrong, and
+// nothing reaches the ingest source; a request whose client has gone away
+// converts nothing and answers nothing.
+func TestIngestRefusesBadInput(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	log := slog.New(slog.DiscardHandler)
+	s := &server{e: &engine{log: log}, auth: newAuthLimiter(100, log), ingest: &ingestAPI{src: ingest.New(), token: token}}
+	post := func(ctx context.Context, ct string, body []byte) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v1/documents", bytes.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+token)
+		r.Header.Set("Content-Type", ct)
+		w := httptest.NewRecorder()
+		s.postDocuments(w, r)
+		return w
+	}
+	form := func(name string, data []byte) ([]byte, string) {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		fw, _ := mw.CreateFormFile("file", name)
+		fw.Write(data)
+		mw.Close()
+		return b.Bytes(), mw.FormDataContentType()
+	}
+	ctx := context.Background()
+	exe, exeCT := form("tool.exe", []byte("MZ\x90\x00"))
+	bin, binCT := form("notes.txt", []byte("\x00\x01\x02 not text"))
+	for _, c := range []struct {
+		name, ct string
+		body     []byte
+		code     int
+		says     []string
+	}{
+		{"empty body", "application/json", nil, 400, []string{"empty body"}},
+		{"empty NDJSON", "application/x-ndjson", []byte("\n"), 400, []string{"no documents"}},
+		{"unsupported file", exeCT, exe, 400, []string{"tool.exe", "Markdown", "plain text", "HTML", "PDF (.pdf)"}},
+		{"binary file", binCT, bin, 400, []string{"notes.txt", "binary"}},
+	} {
+		w := post(ctx, c.ct, c.body)
+		if w.Code != c.code {
+			t.Errorf("%s: %d %q, want %d", c.name, w.Code, w.Body.String(), c.code)
+			continue
+		}
+		for _, say := range c.says {
+			if !strings.Contains(w.Body.String(), say) {
+				t.Errorf("%s: %q does not say %q", c.name, w.Body.String(), say)
+			}
+		}
+	}
+
+	// The client is gone before the PDF is converted: nothing is
+	// converted, submitted (that would answer 503) or refused (400).
+	pdf, pdfCT := form("report.pdf", []byte("%PDF-1.4\n1 0 obj\n<< >>\nendobj\n"))
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if w := post(gone, pdfCT, pdf); w.Body.Len() != 0 {
+		t.Errorf("client gone: answered %d %q", w.Code, w.Body.String())
+	}
 }

@@ -2,6 +2,7 @@ package dir
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ func checkHTML(t *testing.T, in []byte) {
 			t.Errorf("text not trimmed to paragraphs: %q", text)
 		}
 	}
-	title, text, err = extract("text/html", in)
+	title, text, err = extract(context.Background(), "text/html", in)
 	switch {
 	case err == nil:
 		checkText(t, in, title, text)
@@ -133,7 +134,7 @@ func checkMarkdown(t *testing.T, in []byte) {
 		t.Errorf("markdownTitle = %q, not one line of the input", title)
 	}
 	for _, mime := range []string{"text/markdown", "text/plain"} {
-		title, text, err := extract(mime, in)
+		title, text, err := extract(context.Background(), mime, in)
 		if err != nil {
 			if !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrBinary) && !errors.Is(err, ErrInvalidUTF8) {
 				t.Errorf("%s: unexpected error %v", mime, err)

@@ -13,8 +13,10 @@ import (
 // breaks kept as paragraphs, running headers and footers dropped.
 const mimePDF = "application/pdf"
 
-func pdfText(raw []byte) (title, text string, err error) {
-	d, err := pdf.Read(context.Background(), raw)
+// pdfText converts raw with pdftotext, which is stopped when ctx ends (a
+// client that went away, a shutdown) or after pdf.Timeout.
+func pdfText(ctx context.Context, raw []byte) (title, text string, err error) {
+	d, err := pdf.Read(ctx, raw)
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read PDF: %w", err)
 	}

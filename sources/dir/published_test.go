@@ -1,6 +1,7 @@
 package dir
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -34,7 +35,7 @@ func TestPublishedAt(t *testing.T) {
 	day := time.Date(2026, 4, 28, 0, 0, 0, 0, time.UTC)
 	f := func(mime, raw string, want time.Time, from string) {
 		t.Helper()
-		_, text, err := extract(mime, []byte(raw))
+		_, text, err := extract(context.Background(), mime, []byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,11 +56,11 @@ func TestPublishedAt(t *testing.T) {
 // TestFrontMatterIsNotText: a Markdown file's front matter gives its title
 // and date and is left out of its text.
 func TestFrontMatterIsNotText(t *testing.T) {
-	title, text, err := extract("text/markdown", []byte("---\ntitle: \"Q1 report\"\ndate: 2026-04-28\n---\nNorthwind operates 12 branches.\n"))
+	title, text, err := extract(context.Background(), "text/markdown", []byte("---\ntitle: \"Q1 report\"\ndate: 2026-04-28\n---\nNorthwind operates 12 branches.\n"))
 	if err != nil || title != "Q1 report" || text != "Northwind operates 12 branches.\n" {
 		t.Errorf("title %q text %q err %v", title, text, err)
 	}
-	if _, text, _ := extract("text/markdown", []byte("--- not front matter\nNorthwind.\n")); text != "--- not front matter\nNorthwind.\n" {
+	if _, text, _ := extract(context.Background(), "text/markdown", []byte("--- not front matter\nNorthwind.\n")); text != "--- not front matter\nNorthwind.\n" {
 		t.Errorf("text %q", text)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -262,7 +263,7 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 			s.seen[path] = st // warn once per version of a bad file
 			return nil
 		}
-		doc, raw, err := s.read(f)
+		doc, raw, err := s.read(ctx, f)
 		if err != nil {
 			return skip(err)
 		}
@@ -331,18 +332,42 @@ func recordBytes(r streams.Record) int {
 	return n
 }
 
+// formats are the file formats the source reads, by extension: the one list
+// that mimeOf and ErrUnsupported's message derive from.
+var formats = []struct {
+	name, mime string
+	exts       []string
+}{
+	{"Markdown", "text/markdown", []string{".md", ".markdown"}},
+	{"plain text", "text/plain", []string{".txt"}},
+	{"HTML", "text/html", []string{".html", ".htm"}},
+	{"PDF", mimePDF, []string{".pdf"}},
+}
+
+// docNameList holds the upper-case names plain-text documentation goes by,
+// with or without a suffix ("README.Debian"; "NEWS.md" is read as Markdown
+// by its extension first).
+var docNameList = []string{"README", "NEWS", "CHANGES", "CHANGELOG", "HISTORY", "INSTALL", "TODO", "AUTHORS", "THANKS",
+	"BUGS", "FAQ", "NOTES", "RELEASE-NOTES", "RELEASE_NOTES", "ReleaseNotes"}
+
+var docNames = func() map[string]bool {
+	m := make(map[string]bool, len(docNameList))
+	for _, n := range docNameList {
+		m[n] = true
+	}
+	return m
+}()
+
 func mimeOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md", ".markdown":
-		return "text/markdown"
-	case ".txt":
-		return "text/plain"
-	case ".html", ".htm":
-		return "text/html"
-	case ".pdf":
-		return mimePDF
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
 	case ".gz", ".bz2", ".xz", ".zst", ".zip":
 		return "" // compressed: not read
+	}
+	for _, f := range formats {
+		if slices.Contains(f.exts, ext) {
+			return f.mime
+		}
 	}
 	// Plain-text documentation named by convention rather than by an
 	// extension: README, NEWS, README.Debian, NEWS.Debian, CHANGES …
@@ -353,18 +378,27 @@ func mimeOf(path string) string {
 	return ""
 }
 
-// docNames are the upper-case names plain-text documentation goes by, with
-// or without a suffix ("README.Debian", "NEWS.md" is read as Markdown by its
-// extension first).
-var docNames = map[string]bool{"README": true, "NEWS": true, "CHANGES": true, "CHANGELOG": true, "HISTORY": true,
-	"INSTALL": true, "TODO": true, "AUTHORS": true, "THANKS": true, "BUGS": true, "FAQ": true, "NOTES": true,
-	"RELEASE-NOTES": true, "RELEASE_NOTES": true, "ReleaseNotes": true}
+// supportedTypes names every format the source reads, for the message of
+// ErrUnsupported: "Markdown (.md, .markdown), plain text (.txt, or a file
+// named README, NEWS, … with or without a suffix), HTML (.html, .htm) or
+// PDF (.pdf)".
+func supportedTypes() string {
+	var parts []string
+	for _, f := range formats {
+		exts := strings.Join(f.exts, ", ")
+		if f.mime == "text/plain" {
+			exts += ", or a file named " + strings.Join(docNameList, ", ") + " with or without a suffix"
+		}
+		parts = append(parts, f.name+" ("+exts+")")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
 
 // read loads and converts one file, from the descriptor the walk opened and
 // checked (never by its path again). Text is the readable text (HTML reduced
 // to it); MIME names the file's original format. It also returns the number
 // of bytes read, for the warning when the document turns out too large.
-func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
+func (s *Source) read(ctx context.Context, f *openedFile) (*schemas.DocumentVersion, int, error) {
 	path, info := f.path, f.info
 	if info.Size() > s.cfg.MaxBytes {
 		return nil, 0, fmt.Errorf("%w (%d bytes)", ErrTooLarge, info.Size())
@@ -378,7 +412,7 @@ func (s *Source) read(f *openedFile) (*schemas.DocumentVersion, int, error) {
 		return nil, 0, ErrTooLarge
 	}
 	mime := mimeOf(path)
-	title, text, err := extract(mime, raw)
+	title, text, err := extract(ctx, mime, raw)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -423,13 +457,13 @@ func (s *Source) docID(path string) string {
 // extract checks a file's bytes and converts them to the document's title
 // ("" when the format has none) and text, by MIME type. It is the whole
 // conversion, kept apart from file access so that it can be fuzzed.
-func extract(mime string, raw []byte) (title, text string, err error) {
+func extract(ctx context.Context, mime string, raw []byte) (title, text string, err error) {
 	raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "", "", ErrEmpty
 	}
 	if mime == mimePDF {
-		return pdfText(raw) // binary by nature: pdf.go
+		return pdfText(ctx, raw) // binary by nature: pdf.go
 	}
 	if err := sniff(raw); err != nil {
 		return "", "", err

@@ -309,7 +309,7 @@ func (s *Source) document(ctx context.Context, it item) (*schemas.DocumentVersio
 			}
 		}
 	}
-	c, err := dir.Convert("item.html", []byte(body))
+	c, err := dir.Convert(ctx, "item.html", []byte(body))
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +21,19 @@ import (
 // MaxDocuments bounds the documents of one request.
 const MaxDocuments = 10000
 
+// MaxUploadText bounds the text converted from all the files of one
+// multipart upload. The body's own limit does not bound it: a PDF's text
+// is compressed in the file, so a few MiB of PDFs can become hundreds of
+// MiB of text (each is cut at pdf.MaxTextBytes, but a request may carry
+// many).
+const MaxUploadText = 32 << 20
+
 // ErrBadRequest wraps every error of a body that is not a valid request.
 var ErrBadRequest = errors.New("bad request")
+
+// ErrTooMuchText is an upload whose files' text, once converted, is over
+// MaxUploadText (HTTP 413: send fewer files per request).
+var ErrTooMuchText = errors.New("uploaded files hold too much text")
 
 func bad(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
@@ -36,10 +48,11 @@ func bad(format string, args ...any) error {
 //     else the file name; "domain" and "published_at" fields apply to all.
 //
 // Errors wrap ErrBadRequest and name the item, or are (or wrap) the body
-// reader's own error, such as http.MaxBytesError.
+// reader's own error, such as http.MaxBytesError, or wrap ErrTooMuchText.
 // Nothing is returned unless every item is valid: a request is accepted
-// whole or not at all.
-func Decode(contentType string, body io.Reader) ([]*jsonl.Record, error) {
+// whole or not at all. PDF conversion stops when ctx ends (the client went
+// away), and Decode returns ctx's error.
+func Decode(ctx context.Context, contentType string, body io.Reader) ([]*jsonl.Record, error) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return nil, bad("Content-Type %q: want application/json, application/x-ndjson or multipart/form-data", contentType)
@@ -51,7 +64,7 @@ func Decode(contentType string, body io.Reader) ([]*jsonl.Record, error) {
 	case "application/x-ndjson", "application/jsonl", "application/jsonlines":
 		recs, err = decodeLines(body)
 	case "multipart/form-data":
-		recs, err = decodeMultipart(multipart.NewReader(body, params["boundary"]))
+		recs, err = decodeMultipart(ctx, multipart.NewReader(body, params["boundary"]))
 	default:
 		return nil, bad("Content-Type %q: want application/json, application/x-ndjson or multipart/form-data", mt)
 	}
@@ -77,7 +90,10 @@ func decodeJSON(body io.Reader) ([]*jsonl.Record, error) {
 		return nil, readError(err)
 	}
 	raw = bytes.TrimSpace(raw)
-	if len(raw) > 0 && raw[0] == '[' {
+	if len(raw) == 0 {
+		return nil, bad("empty body: want a document record or a JSON array of them")
+	}
+	if raw[0] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return nil, bad("not a JSON array of documents: %v", err)
@@ -129,18 +145,24 @@ func decodeLines(body io.Reader) ([]*jsonl.Record, error) {
 	return recs, nil
 }
 
-// decodeMultipart reads the form's fields and files in order.
-func decodeMultipart(mr *multipart.Reader) ([]*jsonl.Record, error) {
+// decodeMultipart reads the form's fields and files in order. Each file is
+// converted as it arrives, so the request holds its text, at most
+// MaxUploadText, and not every file's raw bytes besides.
+func decodeMultipart(ctx context.Context, mr *multipart.Reader) ([]*jsonl.Record, error) {
 	fields := map[string]string{}
 	type file struct {
 		name string
-		raw  []byte
+		c    dir.Converted
 	}
 	var files []file
-	for {
+	var text, parts int
+	for ; ; parts++ {
 		p, err := mr.NextPart()
 		if err == io.EOF {
 			break
+		}
+		if parts == 0 && errors.Is(err, io.EOF) {
+			return nil, bad("empty multipart body: want one file part per document")
 		}
 		if err != nil {
 			// Wrapped, not flattened: the caller tells a body over its
@@ -166,7 +188,18 @@ func decodeMultipart(mr *multipart.Reader) ([]*jsonl.Record, error) {
 		if name == "" {
 			return nil, bad("file name %q names no file", fileName)
 		}
-		files = append(files, file{name: name, raw: raw})
+		c, err := dir.Convert(ctx, name, raw)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, bad("file %v", err)
+		}
+		if text += len(c.Text); text > MaxUploadText {
+			return nil, fmt.Errorf("%w: the %d files up to %s hold over %d bytes of text; send them in several requests",
+				ErrTooMuchText, len(files)+1, name, MaxUploadText)
+		}
+		files = append(files, file{name: name, c: c})
 	}
 	if len(files) == 0 {
 		return nil, bad("multipart body has no file part")
@@ -176,10 +209,7 @@ func decodeMultipart(mr *multipart.Reader) ([]*jsonl.Record, error) {
 	}
 	recs := make([]*jsonl.Record, 0, len(files))
 	for _, f := range files {
-		c, err := dir.Convert(f.name, f.raw)
-		if err != nil {
-			return nil, bad("file %v", err)
-		}
+		c := f.c
 		if c.Title == "" {
 			c.Title = strings.TrimSuffix(path.Base(f.name), path.Ext(f.name))
 		}

@@ -5,7 +5,9 @@
 //
 // It also reads request bodies into document records (Decode): one JSON
 // record, a JSON array of them, JSON Lines, or a multipart upload of files
-// (Markdown, text, HTML, PDF), each file one document.
+// (Markdown, text, HTML, PDF), each file one document. An upload's files
+// may hold at most MaxUploadText of converted text (ErrTooMuchText), and
+// their conversion stops with the request's context.
 //
 // It must not import processors or sinks.
 package ingest

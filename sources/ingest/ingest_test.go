@@ -25,15 +25,15 @@ func TestDecode(t *testing.T) {
 		return strings.Join(out, ",")
 	}
 	one := `{"id":"a","text":"Acme opened a plant."}`
-	recs, err := Decode("application/json", strings.NewReader(one))
+	recs, err := Decode(context.Background(), "application/json", strings.NewReader(one))
 	if err != nil || ids(recs) != "a" {
 		t.Fatalf("one record: %v %v", ids(recs), err)
 	}
-	recs, err = Decode("application/json; charset=utf-8", strings.NewReader(`[`+one+`,{"id":"b","text":"Globex."}]`))
+	recs, err = Decode(context.Background(), "application/json; charset=utf-8", strings.NewReader(`[`+one+`,{"id":"b","text":"Globex."}]`))
 	if err != nil || ids(recs) != "a,b" {
 		t.Fatalf("array: %v %v", ids(recs), err)
 	}
-	recs, err = Decode("application/x-ndjson", strings.NewReader(one+"\n\n"+`{"id":"b","deleted":true}`+"\n"))
+	recs, err = Decode(context.Background(), "application/x-ndjson", strings.NewReader(one+"\n\n"+`{"id":"b","deleted":true}`+"\n"))
 	if err != nil || ids(recs) != "a,b" || !recs[1].Deleted {
 		t.Fatalf("lines: %v %v", ids(recs), err)
 	}
@@ -46,7 +46,7 @@ func TestDecode(t *testing.T) {
 	w, _ = mw.CreateFormFile("file", "page.html")
 	w.Write([]byte("<html><body><nav>x</nav><p>Globex hired 450 engineers.</p></body></html>"))
 	mw.Close()
-	recs, err = Decode(mw.FormDataContentType(), &body)
+	recs, err = Decode(context.Background(), mw.FormDataContentType(), &body)
 	if err != nil || ids(recs) != "notes/q1.md,page.html" {
 		t.Fatalf("multipart: %v %v", ids(recs), err)
 	}
@@ -68,8 +68,12 @@ func TestDecode(t *testing.T) {
 		"unsupported":    {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"},
 		"binary upload":  {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\n\x00\x01\r\n--x--\r\n"},
 		"truncated form": {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nabc"},
+		"empty body":     {"application/json", ""},
+		"blank body":     {"application/json", " \n "},
+		"empty lines":    {"application/x-ndjson", "\n\n"},
+		"empty form":     {"multipart/form-data; boundary=x", ""},
 	} {
-		if _, err := Decode(c.ct, strings.NewReader(c.body)); !errors.Is(err, ErrBadRequest) {
+		if _, err := Decode(context.Background(), c.ct, strings.NewReader(c.body)); !errors.Is(err, ErrBadRequest) {
 			t.Errorf("%s: %v, want a bad request", name, err)
 		}
 	}
@@ -174,11 +178,79 @@ func TestDecodePDFUpload(t *testing.T) {
 	w, _ := mw.CreateFormFile("file", "acme.pdf")
 	w.Write(pdf.Bytes())
 	mw.Close()
-	recs, err := Decode(mw.FormDataContentType(), &body)
+	recs, err := Decode(context.Background(), mw.FormDataContentType(), &body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 1 || recs[0].ID != "acme.pdf" || recs[0].Text != "Acme opened a plant in Oslo.\n\nAcme hired 40 engineers.\n" {
 		t.Fatalf("uploaded PDF: %+v", recs)
+	}
+}
+
+// TestDecodeSaysWhy: a refused body's error names what is wrong, so that
+// the client can fix it.
+func TestDecodeSaysWhy(t *testing.T) {
+	f := func(ct, body string, says ...string) {
+		t.Helper()
+		_, err := Decode(context.Background(), ct, strings.NewReader(body))
+		if !errors.Is(err, ErrBadRequest) {
+			t.Errorf("%q: %v, want a bad request", body, err)
+			return
+		}
+		for _, s := range says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%q: %q does not say %q", body, err, s)
+			}
+		}
+	}
+	f("application/json", "", "empty body")
+	f("multipart/form-data; boundary=x", "", "empty multipart body")
+	form := "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"
+	f("multipart/form-data; boundary=x", form, "a.exe", "Markdown (.md, .markdown)", "plain text (.txt", "README", "HTML (.html, .htm)", "PDF (.pdf)")
+}
+
+// TestUploadTextLimit: the text converted from all the files of one upload
+// is bounded (MaxUploadText), whatever the body's own limit: over it, the
+// request fails with ErrTooMuchText, naming the limit, before any more
+// files are converted.
+func TestUploadTextLimit(t *testing.T) {
+	upload := func(files, size int) (*bytes.Buffer, string) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		line := strings.Repeat("Acme opened a plant in Oslo. ", 35) + "\n" // 1 KiB
+		text := strings.Repeat(line, size/len(line))
+		for i := range files {
+			w, _ := mw.CreateFormFile("file", fmt.Sprintf("part%d.txt", i))
+			w.Write([]byte(text))
+		}
+		mw.Close()
+		return &body, mw.FormDataContentType()
+	}
+	body, ct := upload(8, 4<<20-1<<10) // just under the limit, in all
+	if recs, err := Decode(context.Background(), ct, body); err != nil || len(recs) != 8 {
+		t.Fatalf("8 files of just under 4 MiB: %d records, %v", len(recs), err)
+	}
+	body, ct = upload(9, 4<<20)
+	_, err := Decode(context.Background(), ct, body)
+	if !errors.Is(err, ErrTooMuchText) || errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), fmt.Sprint(MaxUploadText)) ||
+		!strings.Contains(err.Error(), "part8.txt") {
+		t.Errorf("9 files of 4 MiB: %v, want ErrTooMuchText naming the limit and the file that crossed it", err)
+	}
+}
+
+// TestDecodeStopsWithTheRequest: once the request's context ends (the
+// client went away), a PDF is not converted and Decode returns the
+// context's error, not a bad request about the file.
+func TestDecodeStopsWithTheRequest(t *testing.T) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "a.pdf")
+	w.Write([]byte("%PDF-1.4\n1 0 obj\n<< >>\nendobj\n"))
+	mw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Decode(ctx, mw.FormDataContentType(), &body)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrBadRequest) {
+		t.Errorf("cancelled request: %v, want context.Canceled", err)
 	}
 }

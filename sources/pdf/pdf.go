@@ -35,8 +35,13 @@ type Document struct {
 	Dropped int
 }
 
-// Read converts raw, a PDF file's bytes.
+// Read converts raw, a PDF file's bytes. pdftotext is killed when ctx ends
+// (an upload whose client went away, a shutdown) or after Timeout; the
+// error then wraps ctx's error, or says the time limit was reached.
 func Read(ctx context.Context, raw []byte) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("pdftotext not started: %w", err)
+	}
 	if !bytes.HasPrefix(bytes.TrimLeft(raw[:min(len(raw), 1024)], "\x00\t\r\n "), []byte("%PDF-")) {
 		return nil, ErrNotPDF
 	}
@@ -53,6 +58,7 @@ func Read(ctx context.Context, raw []byte) (*Document, error) {
 	if err := os.WriteFile(in, raw, 0o600); err != nil {
 		return nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-enc", "UTF-8", "-bbox-layout", in, "-")
@@ -75,6 +81,8 @@ func Read(ctx context.Context, raw []byte) (*Document, error) {
 	switch {
 	case len(text) > MaxTextBytes:
 		return nil, fmt.Errorf("pdftotext: text over %d bytes", MaxTextBytes)
+	case parent.Err() != nil:
+		return nil, fmt.Errorf("pdftotext stopped: %w", parent.Err())
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("pdftotext: over the %s limit", Timeout)
 	case readErr != nil:

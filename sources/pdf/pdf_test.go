@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 func needPdftotext(t *testing.T) {
@@ -62,6 +63,23 @@ func TestReadRefuses(t *testing.T) {
 	}
 	if _, err := Read(context.Background(), []byte("%PDF-1.4\ngarbage with no objects\n")); err == nil {
 		t.Error("a broken PDF was read without an error")
+	}
+}
+
+// TestReadStopsWithContext: pdftotext is killed when the caller's context
+// ends (an upload whose client went away), and the error says so rather
+// than blaming the file or the time limit. Read without the cancel would
+// take over Timeout on this file.
+func TestReadStopsWithContext(t *testing.T) {
+	needPdftotext(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := Read(ctx, slowPDF(200))
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "pdftotext stopped") {
+		t.Errorf("cancelled during pdftotext: %v, want it stopped with context.Canceled", err)
+	}
+	if _, err := Read(ctx, slowPDF(1)); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "not started") {
+		t.Errorf("cancelled before: %v, want context.Canceled, pdftotext not started", err)
 	}
 }
 
