@@ -1,6 +1,8 @@
 // Package sources holds the connectors that emit document versions into
-// rs.documents (sources/demo, sources/dir, …) and Versioned, the wrapper that
-// gives every changed document a new version and drops unchanged ones.
+// rs.documents (sources/demo, sources/dir, …), Versioned, the wrapper that
+// gives every changed document a new version and drops unchanged ones, and
+// the rules every connector applies alike: what counts as text
+// (CheckText) and what counts as a publication date (PlausibleDate).
 //
 // Connectors depend on streams and schemas only, never on processors or
 // sinks.

@@ -206,6 +206,10 @@ func TestIngestRefusesBadInput(t *testing.T) {
 	}{
 		{"empty body", "application/json", nil, 400, []string{"empty body"}},
 		{"empty NDJSON", "application/x-ndjson", []byte("\n"), 400, []string{"no documents"}},
+		{"invalid UTF-8", "application/json", []byte("{\"id\":\"a\",\"text\":\"caf\xe9\"}"), 400, []string{"not valid UTF-8"}},
+		{"NUL escape", "application/json", []byte(`{"id":"a","text":"Acme\u0000opened"}`), 400, []string{"NUL byte"}},
+		{"date 9999", "application/json", []byte(`{"id":"a","text":"Acme.","published_at":"9999-01-01"}`), 400, []string{"in the future"}},
+		{"date 0001", "application/json", []byte(`{"id":"a","text":"Acme.","published_at":"0001-01-01"}`), 400, []string{"before 1900"}},
 		{"unsupported file", exeCT, exe, 400, []string{"tool.exe", "Markdown", "plain text", "HTML", "PDF (.pdf)"}},
 		{"binary file", binCT, bin, 400, []string{"notes.txt", "binary"}},
 	} {

@@ -12,7 +12,8 @@
 // every format alike; a page that is all navigation is skipped as empty.
 //
 // Malformed input is never fatal (docs/architecture.md, Stages): binary (a
-// NUL byte, or more than 10% control characters), invalid UTF-8, empty and
+// NUL byte, or more than 10% control characters; sources.CheckText, the
+// record sources' rule too), invalid UTF-8, empty and
 // oversized files are skipped with a warning naming the file and the reason,
 // and counted. Oversized means larger than max_bytes, or a document whose
 // encoded record would not fit one Kafka record (escaping can make a 4 MiB

@@ -310,35 +310,6 @@ func TestEncodedSizeLimit(t *testing.T) {
 	}
 }
 
-func TestSniff(t *testing.T) {
-	ctrl := func(n, of int) []byte { // n controls among of runes
-		return append(bytes.Repeat([]byte{0x01}, n), bytes.Repeat([]byte("a"), of-n)...)
-	}
-	for _, c := range []struct {
-		name string
-		in   []byte
-		want error
-	}{
-		{"prose", []byte("Acme Corp's revenue in 2025 was $4.2 billion — up 3%.\n"), nil},
-		{"layout controls", []byte("a\tb\r\n\fc\n\n\t\t"), nil},
-		{"colour codes", []byte("\x1b[31mERROR\x1b[0m the disk on db-2 is 97% full, rotate the logs\n"), nil},
-		{"10% controls", ctrl(10, 100), nil},
-		{"just over 10%", ctrl(11, 100), ErrBinary},
-		{"all \\x01", bytes.Repeat([]byte{0x01}, 4096), ErrBinary},
-		{"vertical tabs", bytes.Repeat([]byte("\va"), 50), ErrBinary},
-		{"DEL", bytes.Repeat([]byte("\x7fa"), 50), ErrBinary},
-		// C1 controls are two bytes each in UTF-8; the share is of runes.
-		{"C1 controls", []byte(strings.Repeat("\u0085\u009bab", 50)), ErrBinary},
-		{"one C1 in text", []byte("price\u0080list of the spring catalogue"), nil},
-		{"NUL", []byte("text\x00more text"), ErrBinary},
-		{"invalid UTF-8", []byte("caf\xe9"), ErrInvalidUTF8},
-	} {
-		if err := sniff(c.in); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
-			t.Errorf("%s: sniff = %v, want %v", c.name, err, c.want)
-		}
-	}
-}
-
 // limitProbe emits a record of limit and one of limit+1 bytes and keeps
 // what emit answered.
 type limitProbe struct {

@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/robustream/robustream/sources"
 )
 
 // Where a document's published_at came from, recorded in its metadata under
@@ -175,7 +177,7 @@ var dateLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-
 var ordinal = regexp.MustCompile(`(?i)(\d)(?:st|nd|rd|th)\b`)
 
 // parseDate reads the first date of s, in UTC. Dates before 1900 or more
-// than a day in the future are no publication dates.
+// than a day in the future are no publication dates (sources.PlausibleDate).
 func parseDate(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC1123Z, strings.TrimSpace(s)); err == nil {
 		return sane(t)
@@ -208,10 +210,10 @@ func parseDate(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// sane keeps t when it can be a publication date (sources.PlausibleDate).
 func sane(t time.Time) (time.Time, bool) {
-	t = t.UTC()
-	if t.Year() < 1900 || t.After(time.Now().Add(24*time.Hour)) {
+	if sources.PlausibleDate(t) != nil {
 		return time.Time{}, false
 	}
-	return t, true
+	return t.UTC(), true
 }

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -46,10 +46,12 @@ const maxRecordBytes = streams.MaxBatchBytes - 64<<10
 
 // Reasons a file is skipped; Run logs them and counts them in Stats.
 var (
-	ErrTooLarge    = errors.New("file larger than max_bytes")
-	ErrEmpty       = errors.New("file has no text")
-	ErrBinary      = errors.New("file is binary")
-	ErrInvalidUTF8 = errors.New("file is not valid UTF-8")
+	ErrTooLarge = errors.New("file larger than max_bytes")
+	ErrEmpty    = errors.New("file has no text")
+	// ErrBinary and ErrInvalidUTF8 are sources.CheckText's: the record
+	// sources refuse the same input for the same reasons.
+	ErrBinary      = sources.ErrBinary
+	ErrInvalidUTF8 = sources.ErrInvalidUTF8
 	// ErrRecordTooLarge is a file under MaxBytes whose event is still too
 	// large for one Kafka record.
 	ErrRecordTooLarge = errors.New("document too large for one Kafka record")
@@ -465,7 +467,7 @@ func extract(ctx context.Context, mime string, raw []byte) (title, text string, 
 	if mime == mimePDF {
 		return pdfText(ctx, raw) // binary by nature: pdf.go
 	}
-	if err := sniff(raw); err != nil {
+	if err := sources.CheckText(string(raw)); err != nil {
 		return "", "", err
 	}
 	switch mime {
@@ -489,53 +491,6 @@ func extract(ctx context.Context, mime string, raw []byte) (title, text string, 
 		return "", "", ErrEmpty
 	}
 	return title, text, nil
-}
-
-// maxControlPercent is the share of control characters above which text
-// that is valid UTF-8 is taken for binary. Prose has none besides tab, line
-// feed, carriage return and form feed; a log with colour codes has an ESC
-// every few dozen characters (2-5%). Data that is not text but has no NUL is
-// far above: the reported file of \x01 bytes is 100%, random 7-bit bytes
-// 23% (29 of the 128 values). 10% sits between the two, so a stray control
-// character or a few colour codes never cost a document.
-const maxControlPercent = 10
-
-// sniff returns why raw is not text, or nil: a NUL byte (no text format
-// uses it, most binary ones do), invalid UTF-8, or too many control
-// characters (maxControlPercent).
-func sniff(raw []byte) error {
-	if bytes.IndexByte(raw, 0) >= 0 {
-		return fmt.Errorf("%w: contains a NUL byte", ErrBinary)
-	}
-	if !utf8.Valid(raw) {
-		return ErrInvalidUTF8
-	}
-	var runes, controls int
-	for i := 0; i < len(raw); runes++ {
-		r, n := rune(raw[i]), 1
-		if r >= utf8.RuneSelf {
-			r, n = utf8.DecodeRune(raw[i:])
-		}
-		if isControl(r) {
-			controls++
-		}
-		i += n
-	}
-	if controls*100 > runes*maxControlPercent {
-		return fmt.Errorf("%w: %d of %d characters are control characters", ErrBinary, controls, runes)
-	}
-	return nil
-}
-
-// isControl reports the C0 and C1 controls and DEL (unicode.IsControl),
-// except the four that text uses for layout: tab, line feed, carriage
-// return and form feed (page breaks in plain-text documents).
-func isControl(r rune) bool {
-	switch r {
-	case '\t', '\n', '\r', '\f':
-		return false
-	}
-	return r < 0x20 || 0x7f <= r && r <= 0x9f
 }
 
 // markdownTitle is the text of the first heading line ("# Title").

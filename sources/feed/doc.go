@@ -9,7 +9,9 @@
 // read as HTML. An item with only a summary has its linked article fetched
 // and read instead (the summary is kept when the fetch fails, with a
 // warning). published_at is the item's own date (pubDate, dc:date,
-// published, updated), never the time of the poll.
+// published, updated), never the time of the poll; a date that is not
+// plausible (sources.PlausibleDate) leaves the item undated, with a
+// warning.
 //
 // Every request is bounded: http and https only, at most MaxRedirects
 // redirects (each to http or https), a time limit, and a size limit on

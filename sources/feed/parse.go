@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/robustream/robustream/sources"
 )
 
 // item is a feed entry in either format.
@@ -147,16 +149,21 @@ var dateLayouts = []string{time.RFC1123Z, time.RFC1123, "Mon, 2 Jan 2006 15:04:0
 	"2 Jan 2006 15:04:05 -0700", "02 Jan 2006 15:04:05 -0700", "Mon, 02 Jan 2006 15:04 -0700", "Mon, 2 Jan 2006 15:04 -0700",
 	time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02"}
 
-// itemDate parses an item's date; ok false when it is absent or unreadable.
-func itemDate(s string) (time.Time, bool) {
+// itemDate parses an item's date: zero and no error when it has none, an
+// error when it is not a date or not a plausible publication date
+// (sources.PlausibleDate: before 1900, or in the future).
+func itemDate(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Time{}, false
+		return time.Time{}, nil
 	}
 	for _, l := range dateLayouts {
 		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), true
+			if err := sources.PlausibleDate(t); err != nil {
+				return time.Time{}, err
+			}
+			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}, errors.New("not a date")
 }

@@ -319,12 +319,17 @@ func (s *Source) document(ctx context.Context, it item) (*schemas.DocumentVersio
 	}
 	rec := &jsonl.Record{ID: id, Title: title, Text: c.Text, URL: it.Link, Domain: s.cfg.Domain,
 		Metadata: map[string]any{"feed": s.cfg.URL, "text_from": from}}
-	if t, ok := itemDate(it.Date); ok {
+	// Only a real date becomes published_at: a question must never get a
+	// bogus time anchor, so an implausible one leaves the item undated.
+	t, err := itemDate(it.Date)
+	if err != nil {
+		s.log.Warn("feed item date is no publication date; ignored", "id", id, "date", it.Date, "reason", err)
+	}
+	switch {
+	case !t.IsZero():
 		rec.PublishedAt = t.Format(time.RFC3339)
-	} else if from == "article" && !c.PublishedAt.IsZero() {
+	case from == "article" && !c.PublishedAt.IsZero():
 		rec.PublishedAt = c.PublishedAt.Format(time.RFC3339) // the article's own <meta> date
-	} else if it.Date != "" {
-		s.log.Warn("feed item date not understood; the item has none", "id", id, "date", it.Date)
 	}
 	uri := it.Link
 	if uri == "" {

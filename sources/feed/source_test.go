@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -214,5 +215,70 @@ func TestFeedLimits(t *testing.T) {
 	s.client = s.newClient(false)
 	if _, err := s.article(context.Background(), srv.URL+"/news/hiring"); err == nil || !strings.Contains(err.Error(), errPrivate.Error()) {
 		t.Errorf("article on loopback from a public feed: %v", err)
+	}
+}
+
+// serveFeed serves body at /feed.xml and pages at their paths.
+func serveFeed(t *testing.T, body string, pages map[string]string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/feed.xml" {
+			io.WriteString(w, strings.ReplaceAll(body, "%BASE%", "http://"+r.Host))
+			return
+		}
+		page, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, page)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func rssOf(items ...string) string {
+	return `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">` +
+		`<channel><title>t</title>` + strings.Join(items, "") + `</channel></rss>`
+}
+
+// TestImplausibleItemDates: an item dated in the far future or before 1900
+// (a placeholder, a typo) is kept, with no date and a warning, instead of
+// being dropped or anchoring its questions to year 1 or 9999; a real date
+// is kept, and an article's own date still stands in for a bad item date.
+func TestImplausibleItemDates(t *testing.T) {
+	item := func(id, date string) string {
+		return `<item><title>` + id + `</title><guid>` + id + `</guid><pubDate>` + date + `</pubDate>` +
+			`<content:encoded><![CDATA[<p>Northwind Bank opened 12 branches (` + id + `).</p>]]></content:encoded></item>`
+	}
+	body := rssOf(item("future", "Fri, 01 Jan 9999 00:00:00 +0000"), item("zero", "0001-01-01T00:00:00Z"),
+		item("old", "Sun, 31 Dec 1899 12:00:00 +0000"), item("garbled", "yesterday-ish"), item("real", "Tue, 28 Apr 2026 09:00:00 +0000"),
+		`<item><title>art</title><guid>art</guid><link>%BASE%/art</link><pubDate>9999-01-01</pubDate><description>Teaser.</description></item>`)
+	srv := serveFeed(t, body, map[string]string{"/art": `<html><head><meta name="date" content="2026-03-01"></head><body><p>Globex opened a plant in Oslo.</p></body></html>`})
+	var logs strings.Builder
+	s, err := New(Config{Kind: "rss", URL: srv.URL + "/feed.xml", Finite: true}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := poll(t, s)
+	got := map[string]string{}
+	for _, d := range docs {
+		date := ""
+		if !d.PublishedAt.IsZero() {
+			date = d.PublishedAt.Format(time.DateOnly)
+		}
+		got[d.Title] = date
+	}
+	want := map[string]string{"future": "", "zero": "", "old": "", "garbled": "", "real": "2026-04-28", "art": "2026-03-01"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("item dates %v, want %v", got, want)
+	}
+	for _, says := range []string{"in the future", "before 1900", "not a date"} {
+		if !strings.Contains(logs.String(), says) {
+			t.Errorf("no warning says %q:\n%s", says, logs.String())
+		}
+	}
+	if st := s.Stats(); st.BadItems != 0 || st.Emitted != 6 {
+		t.Errorf("stats %+v, want 6 emitted, none bad", st)
 	}
 }

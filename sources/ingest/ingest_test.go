@@ -58,20 +58,29 @@ func TestDecode(t *testing.T) {
 	}
 
 	for name, c := range map[string]struct{ ct, body string }{
-		"unknown field":  {"application/json", `{"id":"a","text":"x","publish_date":"2026"}`},
-		"no id":          {"application/json", `{"text":"x"}`},
-		"bad line":       {"application/x-ndjson", one + "\n{"},
-		"duplicate ids":  {"application/json", `[` + one + `,` + one + `]`},
-		"empty array":    {"application/json", `[]`},
-		"content type":   {"text/plain", "hello"},
-		"no file":        {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\na\r\n--x--\r\n"},
-		"unsupported":    {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"},
-		"binary upload":  {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\n\x00\x01\r\n--x--\r\n"},
-		"truncated form": {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nabc"},
-		"empty body":     {"application/json", ""},
-		"blank body":     {"application/json", " \n "},
-		"empty lines":    {"application/x-ndjson", "\n\n"},
-		"empty form":     {"multipart/form-data; boundary=x", ""},
+		"unknown field":   {"application/json", `{"id":"a","text":"x","publish_date":"2026"}`},
+		"no id":           {"application/json", `{"text":"x"}`},
+		"bad line":        {"application/x-ndjson", one + "\n{"},
+		"duplicate ids":   {"application/json", `[` + one + `,` + one + `]`},
+		"empty array":     {"application/json", `[]`},
+		"content type":    {"text/plain", "hello"},
+		"no file":         {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\na\r\n--x--\r\n"},
+		"unsupported":     {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"},
+		"binary upload":   {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\n\x00\x01\r\n--x--\r\n"},
+		"truncated form":  {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nabc"},
+		"empty body":      {"application/json", ""},
+		"blank body":      {"application/json", " \n "},
+		"empty lines":     {"application/x-ndjson", "\n\n"},
+		"empty form":      {"multipart/form-data; boundary=x", ""},
+		"latin1 record":   {"application/json", "{\"id\":\"a\",\"text\":\"caf\xe9\"}"},
+		"latin1 in array": {"application/json", "[" + one + ",{\"id\":\"b\",\"text\":\"caf\xe9\"}]"},
+		"latin1 line":     {"application/x-ndjson", one + "\n{\"id\":\"b\",\"text\":\"caf\xe9\"}"},
+		"NUL escape":      {"application/json", `{"id":"a","text":"Acme\u0000"}`},
+		"control noise":   {"application/json", `{"id":"a","text":"\u0001\u0002\u0003 ab"}`},
+		"date 9999":       {"application/json", `{"id":"a","text":"Acme.","published_at":"9999-01-01"}`},
+		"date 0001":       {"application/json", `{"id":"a","text":"Acme.","published_at":"0001-01-01"}`},
+		"form date 9999": {"multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"published_at\"\r\n\r\n9999-01-01\r\n" +
+			"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nAcme.\r\n--x--\r\n"},
 	} {
 		if _, err := Decode(context.Background(), c.ct, strings.NewReader(c.body)); !errors.Is(err, ErrBadRequest) {
 			t.Errorf("%s: %v, want a bad request", name, err)
@@ -205,6 +214,9 @@ func TestDecodeSaysWhy(t *testing.T) {
 	}
 	f("application/json", "", "empty body")
 	f("multipart/form-data; boundary=x", "", "empty multipart body")
+	f("application/json", "{\"id\":\"a\",\"text\":\"caf\xe9\"}", "not valid UTF-8", "0xe9 at byte 21")
+	f("application/json", `[{"id":"a","text":"x"},{"id":"b","text":"Acme\u0000"}]`, "document 1", "NUL byte")
+	f("application/json", `{"id":"a","text":"Acme.","published_at":"9999-01-01"}`, "no publication date", "in the future")
 	form := "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.exe\"\r\n\r\nMZ\r\n--x--\r\n"
 	f("multipart/form-data; boundary=x", form, "a.exe", "Markdown (.md, .markdown)", "plain text (.txt", "README", "HTML (.html, .htm)", "PDF (.pdf)")
 }

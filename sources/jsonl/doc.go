@@ -5,10 +5,11 @@
 // records in published_at order.
 //
 // A line that is not a valid record (malformed JSON, a field the format
-// does not have, no id or text, a date that is not one, a line over the
-// size limit) never stops the file: it is logged with its line number,
-// counted, and dead-lettered to rs.dlq with the line as the value and its
-// number as the offset.
+// does not have, no id or text, text that is not text: invalid UTF-8, NUL,
+// control-character noise; a date that is not one or not plausible, a line
+// over the size limit) never stops the file: it is logged with its line
+// number, counted, and dead-lettered to rs.dlq with the line as the value
+// and its number as the offset.
 //
 // It must not import processors or sinks.
 package jsonl

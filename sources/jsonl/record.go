@@ -44,8 +44,14 @@ const maxIDBytes = 1024
 
 // Parse decodes one record. Fields the record format does not have are an
 // error naming them (a typo like "publish_date" would otherwise lose the
-// date without a word); put extra fields under metadata.
+// date without a word); put extra fields under metadata. Bytes that are not
+// UTF-8 are an error too: encoding/json would turn each into U+FFFD and the
+// text would reach the questions garbled without a word.
 func Parse(b []byte) (*Record, error) {
+	if !utf8.Valid(b) {
+		i := sources.InvalidUTF8At(string(b))
+		return nil, fmt.Errorf("not a document record: %w: invalid byte 0x%02x at byte %d", sources.ErrInvalidUTF8, b[i], i)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var r Record
@@ -58,7 +64,10 @@ func Parse(b []byte) (*Record, error) {
 	return &r, r.Check()
 }
 
-// Check reports what makes the record unusable.
+// Check reports what makes the record unusable. The id, title, text and
+// metadata strings must be text (sources.CheckText: valid UTF-8, no NUL,
+// few control characters), whatever path the record came by: a JSON
+// "\u0000" escape, or a Kafka message of plain bytes.
 func (r *Record) Check() error {
 	r.ID = strings.TrimSpace(r.ID)
 	switch {
@@ -66,8 +75,13 @@ func (r *Record) Check() error {
 		return ErrNoID
 	case len(r.ID) > maxIDBytes:
 		return fmt.Errorf("record id is %d bytes, over %d", len(r.ID), maxIDBytes)
-	case !utf8.ValidString(r.ID) || !utf8.ValidString(r.Text) || !utf8.ValidString(r.Title):
-		return errors.New("record is not valid UTF-8")
+	}
+	for _, f := range []struct{ name, s string }{{"id", r.ID}, {"title", r.Title}, {"text", r.Text}} {
+		if err := sources.CheckText(f.s); err != nil {
+			return fmt.Errorf("record %s: %w", f.name, err)
+		}
+	}
+	switch {
 	case r.Deleted:
 		if r.Text != "" {
 			return errors.New("a deleted record carries no text")
@@ -80,8 +94,12 @@ func (r *Record) Check() error {
 		return err
 	}
 	for k, v := range r.Metadata {
-		switch v.(type) {
-		case string, float64, bool, nil:
+		switch v := v.(type) {
+		case string:
+			if err := sources.CheckText(v); err != nil {
+				return fmt.Errorf("metadata %q: %w", k, err)
+			}
+		case float64, bool, nil:
 		default:
 			return fmt.Errorf("metadata %q is not a string, number or boolean", k)
 		}
@@ -102,8 +120,8 @@ func (r *Record) Published() (time.Time, error) {
 	}
 	for _, l := range publishedLayouts {
 		if t, err := time.Parse(l, s); err == nil {
-			if t.Year() < 1900 || t.After(time.Now().Add(24*time.Hour)) {
-				return time.Time{}, fmt.Errorf("published_at %q is no publication date (before 1900 or in the future)", s)
+			if err := sources.PlausibleDate(t); err != nil {
+				return time.Time{}, fmt.Errorf("published_at %q is no publication date: %w", s, err)
 			}
 			return t.UTC(), nil
 		}

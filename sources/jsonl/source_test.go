@@ -159,3 +159,90 @@ func TestNewRefuses(t *testing.T) {
 		}
 	}
 }
+
+// deadReasons returns the dead letters' line numbers and errors, in order.
+func deadReasons(dead []streams.Record) (lines, reasons []string) {
+	for _, r := range dead {
+		off, _ := streams.HeaderValue(r.Headers, streams.HeaderDLQOffset)
+		msg, _ := streams.HeaderValue(r.Headers, streams.HeaderDLQError)
+		lines, reasons = append(lines, off), append(reasons, msg)
+	}
+	return lines, reasons
+}
+
+// TestRecordsMustBeText: bytes that are not UTF-8 (which encoding/json
+// would quietly turn into U+FFFD), NUL escapes and control-character noise
+// in any text field are dead-lettered with the reason; clean records
+// around them arrive.
+func TestRecordsMustBeText(t *testing.T) {
+	p := write(t,
+		`{"id":"ok1","text":"Acme opened a plant."}`,
+		"{\"id\":\"latin1\",\"text\":\"Caf\xe9 cr\xe8me\"}",
+		`{"id":"nul","text":"Acme\u0000opened"}`,
+		`{"id":"noise","text":"\u0001\u0002\u0003\u0004\u0005 ab"}`,
+		`{"id":"title","title":"A\u0000","text":"Acme."}`,
+		`{"id":"meta","text":"Acme.","metadata":{"desk":"\u0000"}}`,
+		`{"id":"\u0007","text":"Acme."}`,
+		`{"id":"ok2","text":"Tabs\tand\r\nline ends and a form feed \f are text, and so is \u001b[1mbold\u001b[0m."}`,
+	)
+	s, err := New(Config{Path: p}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, dead := collect(t, s)
+	var ids []string
+	for _, d := range docs {
+		ids = append(ids, d.Metadata["record_id"])
+	}
+	if strings.Join(ids, ",") != "ok1,ok2" {
+		t.Fatalf("documents %q, want ok1 and ok2", ids)
+	}
+	lines, reasons := deadReasons(dead)
+	want := []struct{ line, says string }{
+		{"2", "not valid UTF-8: invalid byte 0xe9"},
+		{"3", "record text: binary data, not text: a NUL byte"},
+		{"4", "record text: binary data, not text: 5 of 8 characters"},
+		{"5", "record title: binary data"},
+		{"6", `metadata "desk": binary data`},
+		{"7", "record id: binary data"},
+	}
+	if len(dead) != len(want) {
+		t.Fatalf("%d dead letters %v, want %d", len(dead), reasons, len(want))
+	}
+	for i, w := range want {
+		if lines[i] != w.line || !strings.Contains(reasons[i], w.says) {
+			t.Errorf("dead letter %d: line %s %q; want line %s saying %q", i, lines[i], reasons[i], w.line, w.says)
+		}
+	}
+	if string(dead[0].Value) != "{\"id\":\"latin1\",\"text\":\"Caf\xe9 cr\xe8me\"}" {
+		t.Errorf("the dead letter does not keep the line as it was: %q", dead[0].Value)
+	}
+}
+
+// TestImplausibleDatesAreRefused: a published_at before 1900 or in the
+// future is no publication date: the record is dead-lettered rather than
+// anchored at year 1 or 9999.
+func TestImplausibleDatesAreRefused(t *testing.T) {
+	tomorrowPlus := time.Now().UTC().Add(sources.MaxDateSkew + time.Hour).Format(time.RFC3339)
+	p := write(t,
+		`{"id":"far","text":"Acme.","published_at":"9999-01-01"}`,
+		`{"id":"zero","text":"Acme.","published_at":"0001-01-01T00:00:00Z"}`,
+		`{"id":"old","text":"Acme.","published_at":"1899-12-31"}`,
+		`{"id":"soon","text":"Acme.","published_at":"`+tomorrowPlus+`"}`,
+		`{"id":"ok","text":"Acme.","published_at":"1900-01-01"}`,
+	)
+	s, err := New(Config{Path: p}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, dead := collect(t, s)
+	if len(docs) != 1 || docs[0].PublishedAt.Year() != 1900 {
+		t.Fatalf("documents %+v, want only ok", docs)
+	}
+	_, reasons := deadReasons(dead)
+	for i, says := range []string{"in the future", "before 1900", "before 1900", "in the future"} {
+		if i >= len(reasons) || !strings.Contains(reasons[i], "no publication date: ") || !strings.Contains(reasons[i], says) {
+			t.Errorf("dead letter %d of %v: want it to say %q", i, reasons, says)
+		}
+	}
+}

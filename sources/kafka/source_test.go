@@ -117,8 +117,9 @@ func TestKcatProducesDocuments(t *testing.T) {
 }
 
 // TestMessageForms: the record id defaults to the key; an id that
-// disagrees with the key, a keyless text message and a keyless tombstone
-// are refused.
+// disagrees with the key, a keyless text message, a keyless tombstone,
+// text that is not text (invalid UTF-8, NUL, control noise) and a
+// published_at that is no publication date are refused.
 func TestMessageForms(t *testing.T) {
 	s, _ := New(Config{Topic: "t"}, nil, quiet)
 	m := func(key, value string, null bool) *schemas.DocumentVersion {
@@ -132,7 +133,12 @@ func TestMessageForms(t *testing.T) {
 	if d := m("a", `{"text":"Acme."}`, false); d == nil || d.DocID != jsonl.DocID(SourceName, "a") {
 		t.Errorf("id from the key: %+v", d)
 	}
-	for _, c := range []struct{ key, value string }{{"a", `{"id":"b","text":"x"}`}, {"", "plain"}, {"", ""}} {
+	for _, c := range []struct{ key, value string }{{"a", `{"id":"b","text":"x"}`}, {"", "plain"}, {"", ""},
+		// Not text: bytes that are not UTF-8, a NUL, control noise, in a
+		// plain-text message or a record; and a date that is none.
+		{"a", "caf\xe9 cr\xe8me"}, {"a", "Acme\x00"}, {"a", "\x01\x02\x03 ab"}, {"a", "{\"text\":\"caf\xe9\"}"},
+		{"a", `{"text":"Acme\u0000"}`}, {"a", `{"text":"Acme.","published_at":"9999-01-01"}`},
+		{"a", `{"text":"Acme.","published_at":"0001-01-01"}`}, {"a\xff", "Acme."}} {
 		if d := m(c.key, c.value, c.value == ""); d != nil {
 			t.Errorf("key %q value %q accepted as %+v", c.key, c.value, d)
 		}
