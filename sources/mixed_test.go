@@ -11,6 +11,7 @@ import (
 
 	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/dir"
+	"github.com/robustream/robustream/sources/jsonl"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -92,5 +93,59 @@ func TestDirSkipsBadFilesEndToEnd(t *testing.T) {
 	}
 	if s := src.Stats(); s.Skipped != 2 {
 		t.Errorf("dir stats %+v, want 2 skipped", s)
+	}
+}
+
+// TestJSONLDeadLettersOversizedEndToEnd is `eval --once --source
+// jsonl:FILE` with one record whose document is too large for Kafka (1.5
+// MB of "<" is 9 MB escaped), behind Versioned and the runner, against the
+// embedded broker. The replay used to stop there, the records of its batch
+// unwritten; now the record is dead-lettered and the others land.
+func TestJSONLDeadLettersOversizedEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docs.jsonl")
+	lines := []string{
+		`{"id":"a","text":"Acme Corp's revenue in 2025 was $4.2 billion.","published_at":"2026-01-01"}`,
+		`{"id":"big","text":"` + strings.Repeat("<", 1_500_000) + `","published_at":"2026-01-02"}`,
+		`{"id":"c","text":"Initech appointed Peter Gibbons as chief operating officer.","published_at":"2026-01-03"}`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := streams.StartBroker(t.TempDir(), "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	k, err := streams.NewKafka(b.ClientConfig().WithPartitions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if err := k.EnsureTopics(ctx, streams.TopicDocuments, streams.TopicDLQ); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	src, err := jsonl.New(jsonl.Config{Path: path}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := streams.NewState(k, "source.jsonl")
+	if err := st.RestoreAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v := sources.NewVersioned(src, st, k.Partitions())
+	if err := streams.NewRunner(k, log, nil).RunSource(ctx, v, streams.SourceOptions{}); err != nil {
+		t.Fatalf("RunSource: %v", err)
+	}
+	ends, err := k.EndOffsets(ctx, streams.TopicDocuments, streams.TopicDLQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, dead := ends[streams.TopicDocuments][0], ends[streams.TopicDLQ][0]; docs != 2 || dead != 1 {
+		t.Errorf("%d documents and %d dead letters in Kafka, want 2 and 1", docs, dead)
+	}
+	if s := src.Stats(); s.Emitted != 2 || s.Bad != 1 || v.Emitted.Load() != 2 {
+		t.Errorf("jsonl stats %+v, versioned %d; want 2 emitted, 1 bad", s, v.Emitted.Load())
 	}
 }

@@ -78,7 +78,7 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 			// let the runner refuse the batch with only a byte count. The
 			// error wraps streams.ErrTooLarge, as the runner's does, so a
 			// source handles both alike (sources/dir skips the file).
-			if n := recordBytes(r); n > maxRecordBytes {
+			if n := RecordBytes(r); n > maxRecordBytes {
 				return fmt.Errorf("%w: document %s (%s) is a %d-byte record, over the %d-byte limit",
 					streams.ErrTooLarge, d.DocID, d.URI, n, maxRecordBytes)
 			}
@@ -111,15 +111,6 @@ func (v *Versioned) Run(ctx context.Context, emit func(context.Context, ...strea
 // maxRecordBytes is the largest record the runner produces (streams'
 // unexported maxRecordBytes; TestRecordLimitMatchesRunner pins the two).
 const maxRecordBytes = streams.MaxBatchBytes - 64<<10
-
-// recordBytes is the size the runner checks: key, value and headers.
-func recordBytes(r streams.Record) int {
-	n := len(r.Key) + len(r.Value)
-	for _, h := range r.Headers {
-		n += len(h.Key) + len(h.Value)
-	}
-	return n
-}
 
 func (v *Versioned) last(docID string) (uint32, string) {
 	b, ok := v.state.Get(docID)

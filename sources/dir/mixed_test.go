@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -163,7 +164,7 @@ func refusingEmit(c *collector, limit int, calls *int) func(context.Context, ...
 	return func(ctx context.Context, recs ...streams.Record) error {
 		*calls++
 		for _, r := range recs {
-			if n := recordBytes(r); n > limit {
+			if n := sources.RecordBytes(r); n > limit {
 				return fmt.Errorf("source dir: %w: a %d-byte record exceeds %d bytes", streams.ErrTooLarge, n, limit)
 			}
 		}
@@ -189,9 +190,11 @@ func TestRecordRefusedByEmit(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	checkGood(t, root, &c)
-	// One refused batch, then one call per record of it.
-	if want := 1 + len(goodFiles) + 1; calls != want {
-		t.Errorf("emit called %d times, want %d (the batch, then each record)", calls, want)
+	// At most: the refused batch, then one call per record of it (the
+	// oversized record, past sources.BatchBytes alone, may end a batch of
+	// its own; a refused batch of one is not retried).
+	if most := 1 + len(goodFiles) + 1; calls > most {
+		t.Errorf("emit called %d times, want at most %d (the batch, then each record)", calls, most)
 	}
 	angle := filepath.Join(root, "big/angle.txt")
 	w, ok := skipWarnings(t, &logs)[angle]
@@ -267,7 +270,7 @@ func TestEncodedSizeLimit(t *testing.T) {
 		var c collector
 		sized := func(ctx context.Context, recs ...streams.Record) error {
 			for _, r := range recs {
-				if n := recordBytes(r); n > limit {
+				if n := sources.RecordBytes(r); n > limit {
 					t.Errorf("emitted a %d-byte record with the limit at %d", n, limit)
 				}
 			}
@@ -285,7 +288,7 @@ func TestEncodedSizeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Run(context.Background(), func(_ context.Context, recs ...streams.Record) error {
-		size = recordBytes(recs[0])
+		size = sources.RecordBytes(recs[0])
 		return nil
 	}); err != nil {
 		t.Fatal(err)

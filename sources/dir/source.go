@@ -205,10 +205,6 @@ func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.
 	}
 }
 
-// batchSize bounds the records written per emit call: large enough to
-// amortise the durable write, small enough to bound memory.
-const batchSize = 64
-
 // pendingFile is a record of the current batch and what to remember of its
 // file once the record is written.
 type pendingFile struct {
@@ -220,6 +216,7 @@ type pendingFile struct {
 func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
 	var recs []streams.Record
 	var pending []pendingFile
+	var batchBytes int
 	flush := func() error {
 		if len(recs) == 0 {
 			return nil
@@ -227,24 +224,24 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		if err := s.remember(ctx, pending); err != nil {
 			return err
 		}
-		err := emit(ctx, recs...)
-		if errors.Is(err, streams.ErrTooLarge) {
-			// Something downstream (sources.Versioned, the runner) still
-			// found a record too large, though the check below passed: a
-			// re-encoding can add a few bytes. Nothing of the batch was
-			// written, and the error does not say which record it was, so
-			// write them one by one and skip only the one refused.
-			err = s.emitEach(ctx, emit, recs, pending)
-		} else if err == nil {
-			s.emitted.Add(int64(len(recs)))
-			for _, p := range pending {
-				s.seen[p.path] = p.st
-			}
-		}
+		// Something downstream (sources.Versioned, the runner) may still
+		// find a record too large, though the check below passed: a
+		// re-encoding can add a few bytes. Only that file is skipped.
+		n, err := sources.EmitSkippingTooLarge(ctx, emit, recs, func(i int, err error) *streams.Record {
+			p := &pending[i]
+			s.log.Warn("file skipped", "path", p.path, "reason", err, "raw_bytes", p.raw, "encoded_bytes", sources.RecordBytes(recs[i]))
+			s.skipped.Add(1)
+			p.st.hash = "" // as for any skipped file: retried when it changes
+			return nil
+		})
+		s.emitted.Add(int64(n))
 		if err != nil {
 			return fmt.Errorf("dir: emit: %w", err)
 		}
-		recs, pending = recs[:0], pending[:0]
+		for _, p := range pending {
+			s.seen[p.path] = p.st
+		}
+		recs, pending, batchBytes = recs[:0], pending[:0], 0
 		return nil
 	}
 	present := make(map[string]bool)
@@ -283,12 +280,13 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		rec := streams.Record{Topic: streams.TopicDocuments, Key: []byte(doc.DocID), Value: b}
 		// The check is on the record as produced, not on the file: escaping
 		// makes a 3.8 MiB file of "<" a 23 MB record.
-		if n := recordBytes(rec); n > s.maxRecord {
+		if n := sources.RecordBytes(rec); n > s.maxRecord {
 			return skip(ErrRecordTooLarge, "raw_bytes", raw, "encoded_bytes", n, "limit_bytes", s.maxRecord)
 		}
 		recs = append(recs, rec)
 		pending = append(pending, pendingFile{path: path, st: st, raw: raw})
-		if len(recs) >= batchSize {
+		batchBytes += sources.RecordBytes(rec)
+		if len(recs) >= sources.BatchRecords || batchBytes >= sources.BatchBytes {
 			return flush()
 		}
 		return nil
@@ -300,38 +298,6 @@ func (s *Source) scan(ctx context.Context, emit func(context.Context, ...streams
 		return err
 	}
 	return s.settleGone(ctx, emit, present)
-}
-
-// emitEach writes recs one at a time after their batch was refused as too
-// large: a record refused again is skipped with a warning naming its file,
-// so that one file never stops the others. Any other error is returned.
-func (s *Source) emitEach(ctx context.Context, emit func(context.Context, ...streams.Record) error, recs []streams.Record, pending []pendingFile) error {
-	for i, r := range recs {
-		p := pending[i]
-		err := emit(ctx, r)
-		switch {
-		case errors.Is(err, streams.ErrTooLarge):
-			s.log.Warn("file skipped", "path", p.path, "reason", err, "raw_bytes", p.raw, "encoded_bytes", recordBytes(r))
-			s.skipped.Add(1)
-			p.st.hash = "" // as for any skipped file: retried when it changes
-		case err != nil:
-			return err
-		default:
-			s.emitted.Add(1)
-		}
-		s.seen[p.path] = p.st
-	}
-	return nil
-}
-
-// recordBytes is the size the runner checks against its limit: key, value
-// and headers.
-func recordBytes(r streams.Record) int {
-	n := len(r.Key) + len(r.Value)
-	for _, h := range r.Headers {
-		n += len(h.Key) + len(h.Value)
-	}
-	return n
 }
 
 // formats are the file formats the source reads, by extension: the one list

@@ -11,7 +11,8 @@
 // warning). published_at is the item's own date (pubDate, dc:date,
 // published, updated), never the time of the poll; a date that is not
 // plausible (sources.PlausibleDate) leaves the item undated, with a
-// warning.
+// warning. Items are converted and written 64 at a time; an item too large
+// for one Kafka record is skipped with a warning.
 //
 // Every request is bounded: http and https only, at most MaxRedirects
 // redirects (each to http or https), a time limit, and a size limit on

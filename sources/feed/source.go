@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/sources/dir"
 	"github.com/robustream/robustream/sources/jsonl"
 	"github.com/robustream/robustream/streams"
@@ -248,10 +249,32 @@ func (s *Source) poll(ctx context.Context, emit func(context.Context, ...streams
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", s.cfg.Kind, s.cfg.URL, err)
 	}
+	// Items are converted (their articles fetched) and written a batch at
+	// a time: a feed of thousands of summary-only items must not hold
+	// thousands of articles in memory.
 	var recs []streams.Record
+	var at []int // the item of each record
+	var batchBytes int
+	flush := func() error {
+		n, err := sources.EmitSkippingTooLarge(ctx, emit, recs, func(i int, err error) *streams.Record {
+			s.stats.bad.Add(1)
+			it := items[at[i]]
+			s.log.Warn("feed item skipped", "item", at[i], "id", it.ID, "link", it.Link, "reason", err)
+			return nil
+		})
+		s.stats.emitted.Add(int64(n))
+		if err != nil {
+			return &emitError{err}
+		}
+		recs, at, batchBytes = recs[:0], at[:0], 0
+		return nil
+	}
 	for i, it := range items {
 		d, err := s.document(ctx, it)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			s.stats.bad.Add(1)
 			s.log.Warn("feed item skipped", "item", i, "id", it.ID, "link", it.Link, "reason", err)
 			continue
@@ -260,16 +283,20 @@ func (s *Source) poll(ctx context.Context, emit func(context.Context, ...streams
 		if err != nil {
 			return err
 		}
-		recs = append(recs, streams.Record{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b})
-	}
-	if len(recs) > 0 {
-		if err := emit(ctx, recs...); err != nil {
-			return &emitError{err}
+		r := streams.Record{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b}
+		recs, at = append(recs, r), append(at, i)
+		if batchBytes += sources.RecordBytes(r); len(recs) >= sources.BatchRecords || batchBytes >= sources.BatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		s.stats.emitted.Add(int64(len(recs)))
 	}
-	// The validators are kept only once the items are written: a failed
-	// write is retried in full at the next poll.
+	if err := flush(); err != nil {
+		return err
+	}
+	// The validators are kept only once every item is written: a failed
+	// write is retried in full at the next poll (sources.Versioned drops
+	// the items of earlier batches that were written).
 	s.etag, s.modified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	return nil
 }

@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -280,5 +282,60 @@ func TestImplausibleItemDates(t *testing.T) {
 	}
 	if st := s.Stats(); st.BadItems != 0 || st.Emitted != 6 {
 		t.Errorf("stats %+v, want 6 emitted, none bad", st)
+	}
+}
+
+// TestItemsWrittenInBatches: a feed of many items is converted and written
+// sources.BatchRecords at a time, not held whole; an item whose record is
+// too large for Kafka is skipped with a warning and the rest written.
+func TestItemsWrittenInBatches(t *testing.T) {
+	var items []string
+	for i := range 150 {
+		text := fmt.Sprintf("Northwind Bank opened %d branches.", i)
+		if i == 70 {
+			text = strings.Repeat("&lt;", 2000) // 12 KB once escaped in JSON
+		}
+		items = append(items, fmt.Sprintf(`<item><title>n%d</title><guid>n%d</guid><content:encoded><![CDATA[<p>%s</p>]]></content:encoded></item>`, i, i, text))
+	}
+	srv := serveFeed(t, rssOf(items...), nil)
+	var logs strings.Builder
+	s, err := New(Config{Kind: "rss", URL: srv.URL + "/feed.xml", Finite: true}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []int
+	var written []string
+	err = s.Run(context.Background(), func(_ context.Context, recs ...streams.Record) error {
+		calls = append(calls, len(recs))
+		for _, r := range recs {
+			if len(r.Value) > 10_000 {
+				return fmt.Errorf("%w: a %d-byte record", streams.ErrTooLarge, len(r.Value))
+			}
+		}
+		for _, r := range recs {
+			var d schemas.DocumentVersion
+			if err := schemas.Decode(r.Value, &d); err != nil {
+				t.Fatal(err)
+			}
+			written = append(written, d.Title)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(written) != 149 || slices.Contains(written, "n70") || written[148] != "n149" {
+		t.Fatalf("%d items written (n70 among them: %v), want the 149 others", len(written), slices.Contains(written, "n70"))
+	}
+	for i, n := range calls {
+		if n > sources.BatchRecords {
+			t.Errorf("emit call %d holds %d items, over %d", i, n, sources.BatchRecords)
+		}
+	}
+	if !strings.Contains(logs.String(), "feed item skipped") || !strings.Contains(logs.String(), "id=n70") {
+		t.Errorf("no warning names n70:\n%s", logs.String())
+	}
+	if st := s.Stats(); st.Emitted != 149 || st.BadItems != 1 {
+		t.Errorf("stats %+v, want 149 emitted, 1 bad", st)
 	}
 }

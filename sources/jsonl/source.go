@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/robustream/robustream/schemas"
+	"github.com/robustream/robustream/sources"
 	"github.com/robustream/robustream/streams"
 )
 
@@ -93,47 +95,58 @@ func (s *Source) Name() string { return SourceName }
 // Stats returns the counters; safe while Run runs.
 func (s *Source) Stats() Stats { return Stats{Emitted: s.emitted.Load(), Bad: s.bad.Load()} }
 
-// line is a parsed record with where it was.
-type line struct {
-	n   int
-	doc *schemas.DocumentVersion
+// entry is where a valid record's line is and when it was published: the
+// index that orders the replay. The records themselves are read again when
+// their turn comes, so the source holds one batch of documents, not the
+// file.
+type entry struct {
+	off  int64 // offset of the line in the file
+	size int   // its length without the line end
+	n    int   // its line number
+	at   int64 // published_at in Unix nanoseconds, undated for none
 }
 
-// batchSize bounds the records of one emit call.
-const batchSize = 64
+// undated sorts records without published_at first. Plausible dates
+// (1900 to now) fit Unix nanoseconds, which reach 1677 to 2262.
+const undated = math.MinInt64
 
-// Run implements streams.Source: it reads the whole file, dead-letters the
-// bad lines, then emits the documents in published_at order (records
-// without a date first, in file order; ties keep file order), pausing
-// between them by Speed. It returns nil at the end of the file, or when ctx
-// is cancelled; an emit error is returned.
+// Run implements streams.Source: it indexes the file, dead-letters the bad
+// lines as it goes, then emits the documents in published_at order
+// (records without a date first, in file order; ties keep file order),
+// re-reading each line when its turn comes and pausing between them by
+// Speed. A document whose record is too large for Kafka is dead-lettered
+// like a bad line. It returns nil at the end of the file, or when ctx is
+// cancelled; an emit error is returned.
 func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.Record) error) error {
-	lines, dead, err := s.read()
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	defer f.Close()
+	index, err := s.index(ctx, f, emit)
 	if err != nil {
 		return err
 	}
-	if len(dead) > 0 {
-		if err := emit(ctx, dead...); err != nil {
-			return fmt.Errorf("jsonl: emit: %w", err)
-		}
-	}
-	sort.SliceStable(lines, func(i, j int) bool { return lines[i].doc.PublishedAt.Before(lines[j].doc.PublishedAt) })
+	sort.SliceStable(index, func(i, j int) bool { return index[i].at < index[j].at })
 	var batch []streams.Record
+	var lines []entry // the line of each record of batch
+	var batchBytes int
 	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		if err := emit(ctx, batch...); err != nil {
+		n, err := sources.EmitSkippingTooLarge(ctx, emit, batch, func(i int, err error) *streams.Record {
+			dl := s.deadLetter(f, lines[i], err)
+			return &dl
+		})
+		s.emitted.Add(int64(n))
+		if err != nil {
 			return fmt.Errorf("jsonl: emit: %w", err)
 		}
-		s.emitted.Add(int64(len(batch)))
-		batch = batch[:0]
+		batch, lines, batchBytes = batch[:0], lines[:0], 0
 		return nil
 	}
-	for i, l := range lines {
+	for i, e := range index {
 		if s.cfg.Speed > 0 && i > 0 {
-			prev, cur := lines[i-1].doc.PublishedAt, l.doc.PublishedAt
-			if gap := cur.Sub(prev); !prev.IsZero() && gap > 0 {
+			prev := index[i-1].at
+			if gap := time.Duration(e.at - prev); prev != undated && gap > 0 {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -142,12 +155,22 @@ func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.
 				}
 			}
 		}
-		b, err := schemas.Encode(l.doc)
+		doc, err := s.reread(f, e)
 		if err != nil {
-			return fmt.Errorf("jsonl: line %d: %w", l.n, err)
+			// The file changed under the replay: this line is no longer
+			// the record the index saw.
+			if err := s.emitDead(ctx, emit, s.deadLetter(f, e, fmt.Errorf("changed since it was read: %w", err))); err != nil {
+				return err
+			}
+			continue
 		}
-		batch = append(batch, streams.Record{Topic: streams.TopicDocuments, Key: []byte(l.doc.DocID), Value: b})
-		if len(batch) >= batchSize {
+		b, err := schemas.Encode(doc)
+		if err != nil {
+			return fmt.Errorf("jsonl: line %d: %w", e.n, err)
+		}
+		r := streams.Record{Topic: streams.TopicDocuments, Key: []byte(doc.DocID), Value: b}
+		batch, lines = append(batch, r), append(lines, e)
+		if batchBytes += sources.RecordBytes(r); len(batch) >= sources.BatchRecords || batchBytes >= sources.BatchBytes {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -156,80 +179,137 @@ func (s *Source) Run(ctx context.Context, emit func(context.Context, ...streams.
 	return flush()
 }
 
-// read parses every line; bad ones become dead letters.
-func (s *Source) read() ([]line, []streams.Record, error) {
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("jsonl: %w", err)
-	}
-	defer f.Close()
-	uri := (&url.URL{Scheme: "file", Path: s.path}).String()
+// index reads every line once: a valid record gets an entry, a bad line is
+// dead-lettered (in bounded batches, as they come).
+func (s *Source) index(ctx context.Context, f *os.File, emit func(context.Context, ...streams.Record) error) ([]entry, error) {
 	r := bufio.NewReaderSize(f, 64<<10)
-	var lines []line
+	var index []entry
 	var dead []streams.Record
+	var deadBytes int
+	flushDead := func() error {
+		if len(dead) == 0 {
+			return nil
+		}
+		if err := emit(ctx, dead...); err != nil {
+			return fmt.Errorf("jsonl: emit: %w", err)
+		}
+		dead, deadBytes = dead[:0], 0
+		return nil
+	}
+	var off int64
 	for n := 1; ; n++ {
-		raw, tooLong, err := readLine(r, s.cfg.MaxLineBytes)
+		raw, consumed, tooLong, err := readLine(r, s.cfg.MaxLineBytes)
+		start := off
+		off += int64(consumed)
 		if err == io.EOF && raw == nil {
 			break
 		}
 		if err != nil && err != io.EOF {
-			return nil, nil, fmt.Errorf("jsonl: %s line %d: %w", s.path, n, err)
+			return nil, fmt.Errorf("jsonl: %s line %d: %w", s.path, n, err)
 		}
 		if trimmed := trimSpace(raw); len(trimmed) == 0 && !tooLong {
+			if err == io.EOF {
+				break
+			}
 			continue // blank lines separate nothing
 		}
-		var doc *schemas.DocumentVersion
 		var bad error
+		var doc *schemas.DocumentVersion
 		if tooLong {
 			bad = fmt.Errorf("line is over %d bytes", s.cfg.MaxLineBytes)
-		} else if rec, perr := Parse(raw); perr != nil {
-			bad = perr
-		} else if doc, perr = rec.Document(SourceName, uri+"#"+url.PathEscape(rec.ID)); perr != nil {
-			bad = perr
+		} else {
+			doc, bad = s.parse(raw)
 		}
 		if bad != nil {
 			s.bad.Add(1)
 			s.log.Warn("bad JSONL line", "path", s.path, "line", n, "reason", bad)
 			m := streams.Message{Topic: "jsonl:" + s.path, Key: []byte(strconv.Itoa(n)), Value: raw, Offset: int64(n)}
-			dead = append(dead, streams.DeadLetter("source."+SourceName, m, fmt.Errorf("line %d: %w", n, bad), 1))
+			dl := sources.DeadLetter(SourceName, m, fmt.Errorf("line %d: %w", n, bad))
+			dead = append(dead, dl)
+			if deadBytes += sources.RecordBytes(dl); len(dead) >= sources.BatchRecords || deadBytes >= sources.BatchBytes {
+				if err := flushDead(); err != nil {
+					return nil, err
+				}
+			}
 		} else {
-			lines = append(lines, line{n: n, doc: doc})
+			at := int64(undated)
+			if !doc.PublishedAt.IsZero() {
+				at = doc.PublishedAt.UnixNano()
+			}
+			index = append(index, entry{off: start, size: len(raw), n: n, at: at})
 		}
 		if err == io.EOF {
 			break
 		}
 	}
-	return lines, dead, nil
+	return index, flushDead()
 }
 
-// maxDeadValue is how much of an over-long line the dead letter keeps.
-const maxDeadValue = 64 << 10
+// parse reads one line as a record and its document.
+func (s *Source) parse(raw []byte) (*schemas.DocumentVersion, error) {
+	rec, err := Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	uri := (&url.URL{Scheme: "file", Path: s.path}).String()
+	return rec.Document(SourceName, uri+"#"+url.PathEscape(rec.ID))
+}
 
-// readLine returns the next line without its newline. A line longer than
-// max is consumed and returned cut to maxDeadValue bytes with tooLong set.
-func readLine(r *bufio.Reader, max int) (raw []byte, tooLong bool, err error) {
+// reread reads e's line again and parses it.
+func (s *Source) reread(f *os.File, e entry) (*schemas.DocumentVersion, error) {
+	raw := make([]byte, e.size)
+	if _, err := f.ReadAt(raw, e.off); err != nil {
+		return nil, err
+	}
+	return s.parse(raw)
+}
+
+// deadLetter is the dead letter of e's line, for why; the line is read
+// again for it (only the rare refused line costs the read).
+func (s *Source) deadLetter(f *os.File, e entry, why error) streams.Record {
+	s.bad.Add(1)
+	s.log.Warn("JSONL line dead-lettered", "path", s.path, "line", e.n, "reason", why)
+	raw := make([]byte, min(e.size, sources.MaxDeadValue))
+	n, _ := f.ReadAt(raw, e.off)
+	m := streams.Message{Topic: "jsonl:" + s.path, Key: []byte(strconv.Itoa(e.n)), Value: raw[:n], Offset: int64(e.n)}
+	return sources.DeadLetter(SourceName, m, fmt.Errorf("line %d: %w", e.n, why))
+}
+
+func (s *Source) emitDead(ctx context.Context, emit func(context.Context, ...streams.Record) error, r streams.Record) error {
+	if err := emit(ctx, r); err != nil {
+		return fmt.Errorf("jsonl: emit: %w", err)
+	}
+	return nil
+}
+
+// readLine returns the next line without its line end, and how many bytes
+// it consumed (line end included). A line longer than max is consumed and
+// returned cut to sources.MaxDeadValue bytes (what its dead letter keeps)
+// with tooLong set.
+func readLine(r *bufio.Reader, max int) (raw []byte, consumed int, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
+		consumed += len(chunk)
 		if len(raw)+len(chunk) > max+1 {
 			tooLong = true
 		}
 		if !tooLong {
 			raw = append(raw, chunk...)
-		} else if len(raw) < maxDeadValue {
-			raw = append(raw, chunk[:min(len(chunk), maxDeadValue-len(raw))]...)
+		} else if len(raw) < sources.MaxDeadValue {
+			raw = append(raw, chunk[:min(len(chunk), sources.MaxDeadValue-len(raw))]...)
 		}
 		switch {
 		case err == bufio.ErrBufferFull:
 			continue
 		case err == io.EOF:
 			if len(raw) == 0 && !tooLong {
-				return nil, false, io.EOF
+				return nil, consumed, false, io.EOF
 			}
-			return trimNewline(raw), tooLong, io.EOF
+			return trimNewline(raw), consumed, tooLong, io.EOF
 		case err != nil:
-			return nil, false, err
+			return nil, consumed, false, err
 		}
-		return trimNewline(raw), tooLong, nil
+		return trimNewline(raw), consumed, tooLong, nil
 	}
 }
 

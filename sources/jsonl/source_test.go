@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -128,7 +129,7 @@ func TestBadLinesAreDeadLettered(t *testing.T) {
 	if msg, _ := streams.HeaderValue(dead[1].Headers, streams.HeaderDLQError); !strings.Contains(msg, "publish_date") {
 		t.Errorf("unknown field not named: %q", msg)
 	}
-	if len(dead[6].Value) > maxDeadValue || !strings.HasPrefix(string(dead[6].Value), `{"id":"long"`) {
+	if len(dead[6].Value) > sources.MaxDeadValue || !strings.HasPrefix(string(dead[6].Value), `{"id":"long"`) {
 		t.Errorf("over-long line's dead letter holds %d bytes", len(dead[6].Value))
 	}
 	if st := s.Stats(); st.Bad != 8 || st.Emitted != 2 {
@@ -244,5 +245,152 @@ func TestImplausibleDatesAreRefused(t *testing.T) {
 		if i >= len(reasons) || !strings.Contains(reasons[i], "no publication date: ") || !strings.Contains(reasons[i], says) {
 			t.Errorf("dead letter %d of %v: want it to say %q", i, reasons, says)
 		}
+	}
+}
+
+// refuseOver is the runner's size check behind the source, with a small
+// limit: a call holding a record over limit bytes is refused whole with
+// streams.ErrTooLarge, nothing written.
+func refuseOver(limit int, docs *[]schemas.DocumentVersion, dead *[]streams.Record, calls *[][]streams.Record) func(context.Context, ...streams.Record) error {
+	return func(_ context.Context, recs ...streams.Record) error {
+		if calls != nil {
+			*calls = append(*calls, append([]streams.Record(nil), recs...)) // the source reuses its batch
+		}
+		for _, r := range recs {
+			if n := sources.RecordBytes(r); n > limit && r.Topic == streams.TopicDocuments {
+				return fmt.Errorf("%w: a %d-byte record", streams.ErrTooLarge, n)
+			}
+		}
+		for _, r := range recs {
+			if r.Topic == streams.TopicDLQ {
+				*dead = append(*dead, r)
+				continue
+			}
+			var d schemas.DocumentVersion
+			if err := schemas.Decode(r.Value, &d); err != nil {
+				return err
+			}
+			*docs = append(*docs, d)
+		}
+		return nil
+	}
+}
+
+// TestOversizedRecordIsDeadLettered: a line that is a valid record but
+// whose document is too large for one Kafka record (escaping makes "<" six
+// bytes) used to end the replay with nothing written; now it is
+// dead-lettered with its line and the reason, and every other record of
+// its batch is written, in order.
+func TestOversizedRecordIsDeadLettered(t *testing.T) {
+	big := `{"id":"big","text":"` + strings.Repeat("<", 400) + `","published_at":"2026-01-02"}`
+	p := write(t,
+		`{"id":"a","text":"Acme opened a plant.","published_at":"2026-01-01"}`,
+		big,
+		`{"id":"c","text":"Initech hired 40 people.","published_at":"2026-01-03"}`,
+	)
+	s, err := New(Config{Path: p}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []schemas.DocumentVersion
+	var dead []streams.Record
+	if err := s.Run(context.Background(), refuseOver(1500, &docs, &dead, nil)); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(docs) != 2 || docs[0].Metadata["record_id"] != "a" || docs[1].Metadata["record_id"] != "c" {
+		t.Fatalf("documents %+v, want a and c", docs)
+	}
+	lines, reasons := deadReasons(dead)
+	if len(dead) != 1 || lines[0] != "2" || !strings.Contains(reasons[0], "line 2: "+streams.ErrTooLarge.Error()) || string(dead[0].Value) != big {
+		t.Fatalf("dead letters %v %v, want line 2 too large with the line as value", lines, reasons)
+	}
+	if st := s.Stats(); st.Emitted != 2 || st.Bad != 1 {
+		t.Errorf("stats %+v, want 2 emitted, 1 bad", st)
+	}
+}
+
+// TestReplayRereadsTheFile: the source keeps an index, not the records:
+// a line rewritten between the index and its turn is read as it is then,
+// and one that no longer parses is dead-lettered saying so.
+func TestReplayRereadsTheFile(t *testing.T) {
+	p := write(t,
+		`{"id":"bad"`,
+		`{"id":"a","text":"Acme opened a plant.","published_at":"2026-01-01"}`,
+		`{"id":"b","text":"Globex sold 12 ships.","published_at":"2026-01-02"}`,
+	)
+	s, err := New(Config{Path: p}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []schemas.DocumentVersion
+	var dead []streams.Record
+	rewritten := false
+	inner := refuseOver(1<<20, &docs, &dead, nil)
+	err = s.Run(context.Background(), func(ctx context.Context, recs ...streams.Record) error {
+		if !rewritten {
+			// The first call holds the index's dead letter (line 1): the
+			// records are indexed but not yet read for their turn. Same
+			// length, so the offsets stay right.
+			rewritten = true
+			raw, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			raw = []byte(strings.NewReplacer("12 ships", "14 ships", `"id":"a","text"`, `"id":"a","texx"`).Replace(string(raw)))
+			if err := os.WriteFile(p, raw, 0o644); err != nil {
+				return err
+			}
+		}
+		return inner(ctx, recs...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || !strings.Contains(docs[0].Text, "14 ships") {
+		t.Fatalf("documents %+v, want b as rewritten", docs)
+	}
+	lines, reasons := deadReasons(dead)
+	if len(dead) != 2 || lines[1] != "2" || !strings.Contains(reasons[1], "changed since it was read") || !strings.Contains(reasons[1], "texx") {
+		t.Errorf("dead letters %v %v, want line 1, then line 2 changed", lines, reasons)
+	}
+}
+
+// TestBatchesAreBounded: documents are written in calls of at most
+// sources.BatchRecords records and about sources.BatchBytes bytes, so a
+// file of large records is never held whole.
+func TestBatchesAreBounded(t *testing.T) {
+	var lines []string
+	text := strings.Repeat("Acme opened a plant in Oslo. ", 10_000) // ~290 KB
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`{"id":"big%d","text":"%s","published_at":"2026-01-%02d"}`, i, text, 1+i%28))
+	}
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf(`{"id":"small%d","text":"Initech hired %d people."}`, i, i))
+	}
+	s, err := New(Config{Path: write(t, lines...)}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []schemas.DocumentVersion
+	var dead []streams.Record
+	var calls [][]streams.Record
+	if err := s.Run(context.Background(), refuseOver(1<<30, &docs, &dead, &calls)); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 190 || len(dead) != 0 {
+		t.Fatalf("%d documents, %d dead letters; want 190, 0", len(docs), len(dead))
+	}
+	for i, c := range calls {
+		n := 0
+		for _, r := range c[:len(c)-1] {
+			n += sources.RecordBytes(r)
+		}
+		if len(c) > sources.BatchRecords || n >= sources.BatchBytes {
+			t.Errorf("call %d: %d records, %d bytes before its last; want at most %d records, under %d bytes", i, len(c), n, sources.BatchRecords, sources.BatchBytes)
+		}
+	}
+	// Undated first, then by date: the big ones come last, in date order.
+	if docs[0].Metadata["record_id"] != "small0" || !docs[189].PublishedAt.Equal(time.Date(2026, 1, 28, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("order: first %s, last %v", docs[0].Metadata["record_id"], docs[189].PublishedAt)
 	}
 }

@@ -8,9 +8,10 @@
 // defaults to the message key), or plain text whose document id is the
 // key. A tombstone (a null value) deletes the document named by its key:
 // its questions retire. A message that is none of these (malformed JSON, a
-// record that does not check, text that is not text, text without a key)
-// is dead-lettered to rs.dlq with its topic, partition and offset, never
-// dropped silently.
+// record that does not check, text that is not text, text without a key,
+// a document too large for one Kafka record) is dead-lettered to rs.dlq
+// with its topic, partition and offset, never dropped silently, so its
+// batch still commits.
 // Offsets are committed only after the documents are written, so a crash
 // re-reads, and sources.Versioned drops what was already written.
 //

@@ -166,37 +166,71 @@ func (s *Source) fetch(ctx context.Context, r *kafkago.Reader) ([]kafkago.Messag
 	return batch, nil
 }
 
+// outcome is what became of a message of a batch.
+type outcome int
+
+const (
+	asDocument outcome = iota
+	asDeletion
+	asDeadLetter
+	unwritten
+)
+
 // write converts and emits a batch: documents and deletions to
-// rs.documents, bad messages to rs.dlq.
+// rs.documents, bad messages to rs.dlq. A document whose record is too
+// large for Kafka is dead-lettered in its place (with its offset, like a
+// bad message), so that it neither stops the source nor, uncommitted,
+// comes back at every restart.
 func (s *Source) write(ctx context.Context, emit func(context.Context, ...streams.Record) error, batch []kafkago.Message) error {
 	recs := make([]streams.Record, 0, len(batch))
-	var docs, dels, bad int64
+	outcomes := make([]outcome, 0, len(batch))
+	dead := func(m kafkago.Message, err error) streams.Record {
+		s.log.Warn("message dead-lettered", "partition", m.Partition, "offset", m.Offset, "reason", err)
+		msg := streams.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
+		return sources.DeadLetter(SourceName, msg, err)
+	}
 	for _, m := range batch {
 		d, err := s.document(m)
 		if err != nil {
-			bad++
-			s.log.Warn("message dead-lettered", "partition", m.Partition, "offset", m.Offset, "reason", err)
-			msg := streams.Message{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Key: m.Key, Value: m.Value}
-			recs = append(recs, streams.DeadLetter("source."+SourceName, msg, err, 1))
+			recs, outcomes = append(recs, dead(m, err)), append(outcomes, asDeadLetter)
 			continue
 		}
 		b, err := schemas.Encode(d)
 		if err != nil {
 			return fmt.Errorf("kafka: %w", err)
 		}
-		recs = append(recs, streams.Record{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b})
+		o := asDocument
 		if sources.IsDeletion(d) {
-			dels++
-		} else {
-			docs++
+			o = asDeletion
 		}
+		recs, outcomes = append(recs, streams.Record{Topic: streams.TopicDocuments, Key: []byte(d.DocID), Value: b}), append(outcomes, o)
 	}
-	if err := emit(ctx, recs...); err != nil {
+	_, err := sources.EmitSkippingTooLarge(ctx, emit, recs, func(i int, err error) *streams.Record {
+		m := batch[i]
+		if outcomes[i] == asDeadLetter {
+			// Not reached: sources.DeadLetter keeps a dead letter small.
+			s.log.Error("dead letter too large to write; the message stays only in its topic",
+				"partition", m.Partition, "offset", m.Offset, "err", err)
+			outcomes[i] = unwritten
+			return nil
+		}
+		outcomes[i] = asDeadLetter
+		dl := dead(m, err)
+		return &dl
+	})
+	if err != nil {
 		return fmt.Errorf("kafka: emit: %w", err)
 	}
-	s.emitted.Add(docs)
-	s.deleted.Add(dels)
-	s.bad.Add(bad)
+	for _, o := range outcomes {
+		switch o {
+		case asDocument:
+			s.emitted.Add(1)
+		case asDeletion:
+			s.deleted.Add(1)
+		case asDeadLetter, unwritten:
+			s.bad.Add(1)
+		}
+	}
 	return nil
 }
 
