@@ -7,12 +7,12 @@
 // Each item is a document: its id the item's guid (Atom: id), else its
 // link; its text the item's full content (content:encoded, Atom content)
 // read as HTML. An item with only a summary has its linked article fetched
-// and read instead (the summary is kept when the fetch fails, with a
-// warning). published_at is the item's own date (pubDate, dc:date,
-// published, updated), never the time of the poll; a date that is not
-// plausible (sources.PlausibleDate) leaves the item undated, with a
-// warning. Items are converted and written 64 at a time; an item too large
-// for one Kafka record is skipped with a warning.
+// and read instead (the summary is kept, with a warning, when the article
+// cannot be fetched or read as text). published_at is the item's own date
+// (pubDate, dc:date, published, updated), never the time of the poll; a
+// date that is not plausible (sources.PlausibleDate) leaves the item
+// undated, with a warning. Items are converted and written 64 at a time; an
+// item too large for one Kafka record is skipped with a warning.
 //
 // Every request is bounded: http and https only, at most MaxRedirects
 // redirects (each to http or https), a time limit, and a size limit on

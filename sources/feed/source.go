@@ -314,7 +314,9 @@ func readLimited(r io.Reader, max int64) ([]byte, error) {
 }
 
 // document turns an item into a document version: its full content, else
-// its linked article, else its summary.
+// its linked article, else its summary. An article that cannot be fetched
+// or read as text (an error page, a PDF, a page that is all navigation)
+// leaves the summary, with a warning.
 func (s *Source) document(ctx context.Context, it item) (*schemas.DocumentVersion, error) {
 	id := it.ID
 	if id == "" {
@@ -323,22 +325,36 @@ func (s *Source) document(ctx context.Context, it item) (*schemas.DocumentVersio
 	if id == "" {
 		return nil, errors.New("item has neither a guid/id nor a link")
 	}
-	body, from := it.Content, "content"
-	if strings.TrimSpace(body) == "" {
-		body, from = it.Summary, "summary"
+	var c dir.Converted
+	from := "content"
+	if strings.TrimSpace(it.Content) == "" {
+		from = "summary"
 		if it.Link != "" {
-			if page, err := s.article(ctx, it.Link); err != nil {
+			page, err := s.article(ctx, it.Link)
+			if err == nil {
+				c, err = dir.Convert(ctx, "item.html", []byte(page))
+			}
+			if err != nil && ctx.Err() != nil {
+				return nil, ctx.Err() // shutting down: not the article's fault
+			}
+			if err != nil {
 				s.stats.fetchErrors.Add(1)
 				s.log.Warn("linked article not read; the item's summary is used", "link", it.Link, "err", err)
 			} else {
-				body, from = page, "article"
+				from = "article"
 				s.stats.fetched.Add(1)
 			}
 		}
 	}
-	c, err := dir.Convert(ctx, "item.html", []byte(body))
-	if err != nil {
-		return nil, err
+	if from != "article" {
+		body := it.Content
+		if from == "summary" {
+			body = it.Summary
+		}
+		var err error
+		if c, err = dir.Convert(ctx, "item.html", []byte(body)); err != nil {
+			return nil, fmt.Errorf("item %s: %w", from, err)
+		}
 	}
 	title := it.Title
 	if title == "" {

@@ -285,6 +285,44 @@ func TestImplausibleItemDates(t *testing.T) {
 	}
 }
 
+// TestUnreadableArticleKeepsSummary: a summary-only item whose linked page
+// is fetched but cannot be read as text (binary, not UTF-8, all
+// navigation, a PDF) keeps its summary instead of being dropped.
+func TestUnreadableArticleKeepsSummary(t *testing.T) {
+	item := func(id string) string {
+		return `<item><title>` + id + `</title><guid>` + id + `</guid><link>%BASE%/` + id + `</link>` +
+			`<description>Summary of ` + id + `: Initech hired 40 people.</description></item>`
+	}
+	pages := map[string]string{
+		"/binary": "\x00\x01\x02\x03 GIF89a",
+		"/latin1": "<html><body><p>Caf\xe9 cr\xe8me</p></body></html>",
+		"/nav":    `<html><body><nav><a href="/">Home</a> <a href="/a">About</a></nav></body></html>`,
+		"/pdf":    "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\n",
+		"/ok":     `<html><body><article><p>Initech hired 40 people in Bergen.</p></article></body></html>`,
+	}
+	srv := serveFeed(t, rssOf(item("binary"), item("latin1"), item("nav"), item("pdf"), item("missing"), item("ok")), pages)
+	s, err := New(Config{Kind: "rss", URL: srv.URL + "/feed.xml", Finite: true}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := poll(t, s)
+	if len(docs) != 6 {
+		t.Fatalf("%d documents, want all 6 items", len(docs))
+	}
+	for _, d := range docs {
+		from := d.Metadata["text_from"]
+		switch {
+		case d.Title == "ok" && (from != "article" || !strings.Contains(d.Text, "in Bergen")):
+			t.Errorf("ok: text from %s: %q", from, d.Text)
+		case d.Title != "ok" && (from != "summary" || d.Text != "Summary of "+d.Title+": Initech hired 40 people."):
+			t.Errorf("%s: text from %s: %q, want the summary", d.Title, from, d.Text)
+		}
+	}
+	if st := s.Stats(); st.ArticlesFetched != 1 || st.ArticleErrors != 5 || st.BadItems != 0 {
+		t.Errorf("stats %+v, want 1 article read, 5 not", st)
+	}
+}
+
 // TestItemsWrittenInBatches: a feed of many items is converted and written
 // sources.BatchRecords at a time, not held whole; an item whose record is
 // too large for Kafka is skipped with a warning and the rest written.
