@@ -25,6 +25,11 @@ var ingestKeys = []string{"data_dir", "http_token_env"}
 // carries, well under the server's body limit.
 const ingestBatchBytes = 8 << 20
 
+// ingestBatchPDFs is how many PDF files one request of `ingest DIR` carries
+// at most: the engine converts them within ingest.MaxConvertTime per
+// request, and a long PDF can take seconds.
+const ingestBatchPDFs = 8
+
 // cmdIngest sends documents to a running engine's POST /v1/documents.
 func cmdIngest(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
@@ -128,13 +133,13 @@ type ingestClient struct {
 // follows no symbolic link.
 func (c *ingestClient) sendDir(ctx context.Context, root, domain string) error {
 	var batch []upload
-	size := 0
+	size, pdfs := 0, 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
 		err := c.sendFiles(ctx, batch, "", domain)
-		batch, size = nil, 0
+		batch, size, pdfs = nil, 0, 0
 		return err
 	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -160,7 +165,10 @@ func (c *ingestClient) sendDir(ctx context.Context, root, domain string) error {
 		}
 		rel, _ := filepath.Rel(root, p)
 		batch = append(batch, upload{name: filepath.ToSlash(rel), raw: raw})
-		if size += len(raw); size >= ingestBatchBytes {
+		if strings.EqualFold(filepath.Ext(p), ".pdf") {
+			pdfs++
+		}
+		if size += len(raw); size >= ingestBatchBytes || pdfs >= ingestBatchPDFs {
 			return flush()
 		}
 		return nil

@@ -28,11 +28,19 @@ const MaxDocuments = 10000
 // many).
 const MaxUploadText = 32 << 20
 
+// MaxConvertTime bounds the time one multipart upload may spend turning
+// its files into text. A PDF can take pdftotext half a minute (its own
+// limit), and a request may carry many: without a bound, one request could
+// hold a CPU for hours while its client waits. It is under the HTTP
+// server's default write timeout, so the client hears why.
+var MaxConvertTime = 40 * time.Second
+
 // ErrBadRequest wraps every error of a body that is not a valid request.
 var ErrBadRequest = errors.New("bad request")
 
 // ErrTooMuchText is an upload whose files' text, once converted, is over
-// MaxUploadText (HTTP 413: send fewer files per request).
+// MaxUploadText, or whose conversion took over MaxConvertTime (HTTP 413:
+// send fewer files per request).
 var ErrTooMuchText = errors.New("uploaded files hold too much text")
 
 func bad(format string, args ...any) error {
@@ -156,6 +164,8 @@ func decodeMultipart(ctx context.Context, mr *multipart.Reader) ([]*jsonl.Record
 	}
 	var files []file
 	var text, parts int
+	cctx, cancel := context.WithTimeout(ctx, MaxConvertTime)
+	defer cancel()
 	for ; ; parts++ {
 		p, err := mr.NextPart()
 		if err == io.EOF {
@@ -188,10 +198,14 @@ func decodeMultipart(ctx context.Context, mr *multipart.Reader) ([]*jsonl.Record
 		if name == "" {
 			return nil, bad("file name %q names no file", fileName)
 		}
-		c, err := dir.Convert(ctx, name, raw)
+		c, err := dir.Convert(cctx, name, raw)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if cctx.Err() != nil {
+				return nil, fmt.Errorf("%w: converting the %d files up to %s took over %v; send them in several requests",
+					ErrTooMuchText, len(files)+1, name, MaxConvertTime)
 			}
 			return nil, bad("file %v", err)
 		}

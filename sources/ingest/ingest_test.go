@@ -266,3 +266,19 @@ func TestDecodeStopsWithTheRequest(t *testing.T) {
 		t.Errorf("cancelled request: %v, want context.Canceled", err)
 	}
 }
+// TestDecodeConversionBudget: an upload whose files take longer than
+// MaxConvertTime to convert is refused as too much (413), not converted on
+// while the client waits.
+func TestDecodeConversionBudget(t *testing.T) {
+	defer func(d time.Duration) { MaxConvertTime = d }(MaxConvertTime)
+	MaxConvertTime = time.Nanosecond
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "a.pdf")
+	w.Write([]byte("%PDF-1.4\n1 0 obj\n<< >>\nendobj\n"))
+	mw.Close()
+	_, err := Decode(context.Background(), mw.FormDataContentType(), &body)
+	if !errors.Is(err, ErrTooMuchText) || !strings.Contains(err.Error(), "took over") {
+		t.Errorf("conversion over budget: %v, want ErrTooMuchText naming the time", err)
+	}
+}
