@@ -1,6 +1,7 @@
 package triplet
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -360,6 +361,12 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		}
 	}
 	if head == "" {
+		return out
+	}
+	if introDate == "" && x.kindSubject(hs, he) && x.pastEvent(i) {
+		// "CVE IDs were assigned by VulnCheck", "Users reported a crash":
+		// an event of some things of a kind, which ones said only by the
+		// text around it
 		return out
 	}
 	out = append(out, x.predicate(head, hs, i, introDate)...)
@@ -1728,4 +1735,39 @@ func (x *sent) onlyAdjectives(i, j int) bool {
 		}
 	}
 	return true
+}
+
+// kindSubject reports a subject that names a kind of thing, not one: a
+// plural common noun without a determiner, whatever names modify it ("CVE
+// IDs", "Debian users", "PDF files").
+func (x *sent) kindSubject(hs, he int) bool {
+	if he <= hs || determiners[x.lowerAt(hs)] || x.tagAt(hs) == "CD" {
+		return false
+	}
+	// The tags of a capitalized phrase are not to be trusted here ("PDF
+	// files/NNP"): the head's spelling says plural common noun, or a
+	// plural of an acronym ("IDs", "URLs").
+	w := x.ts[he-1].text
+	return pluralAcronym.MatchString(w) || w == strings.ToLower(w) && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3
+}
+
+var pluralAcronym = regexp.MustCompile(`^[A-Z]{2,}s$`)
+
+// determiners open a noun phrase that points at particular things.
+var determiners = set("the", "a", "an", "this", "these", "those", "that", "its", "their", "our", "his", "her", "my",
+	"your", "each", "every", "all", "some", "any", "no", "both")
+
+// pastEvent reports a verb group at i in the past: "were assigned",
+// "reported", "have been fixed" is a present perfect and not one.
+func (x *sent) pastEvent(i int) bool {
+	for i < len(x.ts) && x.ts[i].tag == "RB" {
+		i++
+	}
+	switch w := x.lowerAt(i); {
+	case w == "was" || w == "were":
+		return x.tagAt(i+1) == "VBN" || x.tagAt(i+1) == "RB" && x.tagAt(i+2) == "VBN"
+	case x.tagAt(i) == "VBD":
+		return true
+	}
+	return false
 }

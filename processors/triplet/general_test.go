@@ -309,6 +309,10 @@ func TestExtractGeneral(t *testing.T) {
 		{"Fjord quilltools NEWS -- history of user-visible changes.", "", "", "", ""},
 		{"Quillpad is a text-based application which interacts with users through menus.", "Quillpad", "is", "a text-based application which interacts with users through menus", KindCopula},
 		{"Fjordvine is a non-free library that cannot be distributed by Quill.", "Fjordvine", "is", "a non-free library", KindCopula},
+		// an event of things of a kind, which ones the text around says
+		{"CVE IDs were assigned by Fjordcheck.", "", "", "", ""},
+		{"Quill users reported a crash in the Fjord parser.", "", "", "", ""},
+		{"Quill database files are ordinary disk files.", "quill database files", "are", "ordinary disk files", KindCopula},
 		{"The Fjord standard includes a \"Quill Subdivision Code\".", "The Fjord standard", "includes", "a \"Quill Subdivision Code\"", KindVerb},
 	} {
 		checkExtract(t, tc.text, tc.head, tc.relation, tc.tail, tc.kind)
