@@ -1250,6 +1250,9 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		// question asks for the one
 		return nil
 	}
+	if x.evaluative(j-1) || (x.tagAt(j) == "DT" || x.tagAt(j) == "PRP$") && x.evaluative(j) {
+		return nil // "provides considerable coverage of …", "a solid foundation": a judgement, no thing named
+	}
 	if x.lowerAt(j) == "the" && anaphoric[x.lowerAt(j+1)] {
 		return nil // "stores the entire 2000-character string": the one just described
 	}
@@ -1694,16 +1697,19 @@ var controlVerbs = set("allow", "allows", "allowed", "enable", "enables", "enabl
 	"want", "wants", "expect", "expects", "tell", "tells", "ask", "asks", "instruct", "instructs", "encourage",
 	"encourages", "lead", "leads", "prevent", "prevents", "get", "gets", "help", "helps")
 
-// placingVerbs put their object somewhere or treat it as something: "puts
-// SQLite into single-thread mode", "treats the value as text". Without the
+// placingVerbs put their object somewhere, hand it to someone or treat it
+// as something: "puts SQLite into single-thread mode", "passes the remove
+// argument to the prerm script", "treats the value as text". Without the
 // place or the role there is no fact.
-var placingVerbs = set("put", "puts", "place", "places", "placed", "treat", "treats", "treated", "regard", "regards",
+var placingVerbs = set("pass", "passes", "passed", "send", "sends", "sent", "forward", "forwards", "forwarded", "hand",
+	"hands", "handed", "put", "puts", "place", "places", "placed", "treat", "treats", "treated", "regard", "regards",
 	"regarded", "turn", "turns", "turned", "render", "renders", "rendered", "keep", "keeps", "kept", "leave", "leaves",
 	"left", "consider", "considers", "considered", "interpret", "interprets", "interpreted")
 
 // ambiguousPlacing verbs also have a plain object ("keeps a log", "leaves
 // the cache"): they need the place after it to be read as placing.
-var ambiguousPlacing = set("keep", "keeps", "kept", "leave", "leaves", "left", "turn", "turns", "turned")
+var ambiguousPlacing = set("keep", "keeps", "kept", "leave", "leaves", "left", "turn", "turns", "turned",
+	"pass", "passes", "passed", "send", "sends", "sent", "forward", "forwards", "forwarded", "hand", "hands", "handed")
 
 var placingPreps = set("into", "in", "as", "on", "onto", "to", "under", "at")
 

@@ -591,7 +591,9 @@ func (x *sent) evaluative(k int) bool {
 }
 
 var evaluativeWords = set("good", "great", "excellent", "nice", "useful", "handy", "best", "better", "convenient",
-	"easy", "fine", "perfect", "wonderful", "important", "interesting", "popular", "powerful", "reliable")
+	"easy", "fine", "perfect", "wonderful", "important", "interesting", "popular", "powerful", "reliable",
+	"considerable", "extensive", "solid", "significant", "substantial", "comprehensive", "thorough", "detailed",
+	"decent", "reasonable", "adequate", "limited")
 
 // verbRepeated reports a verb fact whose subject or object holds its own
 // verb again: "PNG_SETJMP_NOT_SUPPORTED disables SETJMP

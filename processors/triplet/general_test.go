@@ -309,6 +309,8 @@ func TestExtractGeneral(t *testing.T) {
 		{"Fjord quilltools NEWS -- history of user-visible changes.", "", "", "", ""},
 		{"Quillpad is a text-based application which interacts with users through menus.", "Quillpad", "is", "a text-based application which interacts with users through menus", KindCopula},
 		{"Fjordvine is a non-free library that cannot be distributed by Quill.", "Fjordvine", "is", "a non-free library", KindCopula},
+		{"The Fjord Policy provides considerable coverage of the technical aspects of packaging.", "", "", "", ""},
+		{"Quillpad passes the Fjord argument to the prerm script.", "", "", "", ""},
 		// an event of things of a kind, which ones the text around says
 		{"CVE IDs were assigned by Fjordcheck.", "", "", "", ""},
 		{"Quill users reported a crash in the Fjord parser.", "", "", "", ""},
