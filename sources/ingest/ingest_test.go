@@ -266,6 +266,7 @@ func TestDecodeStopsWithTheRequest(t *testing.T) {
 		t.Errorf("cancelled request: %v, want context.Canceled", err)
 	}
 }
+
 // TestDecodeConversionBudget: an upload whose files take longer than
 // MaxConvertTime to convert is refused as too much (413), not converted on
 // while the client waits.
