@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/robustream/robustream/sinks/clickhouse"
 )
@@ -20,8 +21,13 @@ import (
 func drillFixture(t *testing.T, e clickhouse.Engine) {
 	t.Helper()
 	ctx := context.Background()
+	// One timestamp for every row: now() in each branch of a UNION ALL
+	// may read different seconds, which clickhouse-server 18.16 refuses
+	// ("values of constants are different in source and result").
+	at := fmt.Sprintf("toDateTime(%d)", time.Now().Unix())
 	exec := func(sql string) {
 		t.Helper()
+		sql = strings.ReplaceAll(sql, "now()", at)
 		if err := e.Exec(ctx, sql); err != nil {
 			t.Fatalf("%v\n%s", err, sql)
 		}
