@@ -228,6 +228,9 @@ func TestSpecificQuestions(t *testing.T) {
 		{"What does Occasionally Quill print?", "Occasionally Quill", "a warning", "", false},
 		{"What was the related Quill setuptools module modified in?", "the related Quill setuptools module", "Debian", "", false},
 		{"What does the same Quill option select?", "the same Quill option", "level 1", "", false},
+		// A term asked with its definition's article is any one of them.
+		{"What is a quill journal?", "A quill journal", "a temporary file used to implement atomic commit", "", true},
+		{"What does a quill journal hold?", "A quill journal", "the old pages", "", false},
 		// "now" without its release, in the question or in the sentence.
 		{"What does Lintwerk now use?", "Lintwerk", "libquill", "", false},
 		{"What does Lintwerk use?", "Lintwerk", "libquill", "Lintwerk now uses libquill. It is fast.", false},

@@ -375,7 +375,7 @@ func QuestionSpecific(question, head, answer string, passages ...string) bool {
 	if len(strings.Fields(question)) > maxQuestionWords {
 		return false
 	}
-	if head != "" && (genericSubject(head) || bulletVerb(head, passages)) {
+	if head != "" && (genericSubject(head) && !termAsked(question, head) || bulletVerb(head, passages)) {
 		return false
 	}
 	if releaseNamedRe.MatchString(question) {
@@ -390,6 +390,18 @@ func QuestionSpecific(question, head, answer string, passages ...string) bool {
 		}
 	}
 	return true
+}
+
+// termAsked: a subject "a debug package", "an evil merge" asked as the
+// term it is ("What is a debug package?"): the article of a definition
+// says any one of them, not one the text pointed at.
+func termAsked(question, head string) bool {
+	f := strings.Fields(strings.ToLower(head))
+	if len(f) < 2 || f[0] != "a" && f[0] != "an" {
+		return false
+	}
+	q := anchorTail.ReplaceAllString(strings.TrimSpace(question), "")
+	return definedTerm(tagged(q), 2)
 }
 
 // genericSubject: a subject a reader cannot identify outside its

@@ -429,9 +429,12 @@ func (x *sent) termDefinition() *Triple {
 	}
 	e = x.ofNP(k, e)
 	end := x.defEnd(e)
-	if pe := x.participleDefinition(e); end < 0 && pe > 0 && !x.hasNumber(k, pe) && !x.deictic(k, pe) {
+	if pe := x.participleDefinition(e); (end < 0 || x.tagAt(end) == "VBN" && genericNouns[x.lowerAt(e-1)]) && pe > 0 && !x.hasNumber(k, pe) && !x.deictic(k, pe) {
 		// "A daemon is a process started automatically by the boot sequence."
 		return &Triple{Head: x.str(0, he), Relation: be, Tail: x.str(k, pe), Kind: KindCopula}
+	}
+	if end > 0 && x.tagAt(end) == "VBN" && genericNouns[x.lowerAt(e-1)] {
+		return nil // "a temporary file | used to …" whose participle could not be read: the genus alone is no definition
 	}
 	if end > k && x.vagueDefinition(k, end) && !x.deictic(k, end) {
 		if re := x.relativeDefinition(end); re > 0 && !x.hasNumber(k, end) && !x.deictic(k, re) {

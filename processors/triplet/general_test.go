@@ -311,6 +311,8 @@ func TestExtractGeneral(t *testing.T) {
 		{"Fjordvine is a non-free library that cannot be distributed by Quill.", "Fjordvine", "is", "a non-free library", KindCopula},
 		{"The Fjord Policy provides considerable coverage of the technical aspects of packaging.", "", "", "", ""},
 		{"Quillpad passes the Fjord argument to the prerm script.", "", "", "", ""},
+		// a term's generic genus takes the participle that says which
+		{"A quill journal is a temporary file used to implement atomic commit in Fjord.", "A quill journal", "is", "a temporary file used to implement atomic commit in Fjord", KindCopula},
 		// an event of things of a kind, which ones the text around says
 		{"CVE IDs were assigned by Fjordcheck.", "", "", "", ""},
 		{"Quill users reported a crash in the Fjord parser.", "", "", "", ""},
