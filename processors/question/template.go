@@ -114,8 +114,12 @@ func regularPast(v string) string {
 		(strings.HasSuffix(s, "ang") || strings.HasSuffix(s, "eng") || strings.HasSuffix(s, "ung")) && !bareNg[s],
 		strings.HasSuffix(s, "s") && !strings.HasSuffix(s, "ss"),
 		strings.HasSuffix(s, "at"), strings.HasSuffix(s, "ut"), strings.HasSuffix(s, "ot"), strings.HasSuffix(s, "let"),
-		strings.HasSuffix(s, "ir"), strings.HasSuffix(s, "ur"), strings.HasSuffix(s, "bin"):
+		strings.HasSuffix(s, "ir"), strings.HasSuffix(s, "ur"), strings.HasSuffix(s, "bin"),
+		strings.HasSuffix(s, "ar") && !strings.HasSuffix(s, "ear"): // "shared", "declared", "compared"; not "cleared"
 		return s + "e"
+	}
+	if n >= 4 && strings.HasSuffix(s, "or") && !strings.ContainsRune("aeiouyh", rune(s[n-3])) && !strings.ContainsRune("aeiouy", rune(s[n-4])) {
+		return s + "e" // "stored", "ignored", "explored"; not "colored", "monitored", "authored"
 	}
 	return s
 }

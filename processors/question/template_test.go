@@ -104,7 +104,9 @@ func TestLemmas(t *testing.T) {
 		"employed": "employ", "reported": "report", "delivered": "deliver", "sold": "sell", "bought": "buy",
 		"won": "win", "rose to": "rise to", "fell to": "fall to", "merged with": "merge with",
 		"secured": "secure", "declined to": "decline to", "eased to": "ease to", "managed": "manage",
-		"changed": "change", "arranged": "arrange", "challenged": "challenge", "plunged": "plunge", "banged": "bang", "belonged": "belong"} {
+		"changed": "change", "arranged": "arrange", "challenged": "challenge", "plunged": "plunge", "banged": "bang", "belonged": "belong",
+		"shared": "share", "declared": "declare", "compared": "compare", "cleared": "clear", "stored": "store", "ignored": "ignore",
+		"explored": "explore", "colored": "color", "monitored": "monitor", "authored": "author", "anchored": "anchor", "honored": "honor"} {
 		f(rel, lemma, true)
 	}
 	for rel, lemma := range map[string]string{"produces": "produce", "launches": "launch", "owns": "own",

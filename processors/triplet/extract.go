@@ -230,6 +230,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if len(ts) > 4 && (ts[0].lower == "note" && ts[1].lower == "that" || ts[0].lower == "note" && ts[1].lower == ":") {
 		ts = ts[2:] // "Note that Quill reads …": the rest is the statement
 	}
+	if notEnglish(ts) || !strings.HasSuffix(trimmed, ".") && !strings.HasSuffix(trimmed, "!") && noEnglishFunction(ts) {
+		// "Fornece proxies reversos em massa …" (a translation the page
+		// carries), "Header set X-Foo "bar"": no English sentence
+		return nil
+	}
 	x := &sent{s: s, ts: ts}
 	if t := x.commandFact(r.docTopic); t != nil {
 		return []Triple{*t} // "To rebuild the cache, run fc-cache -f."
@@ -281,6 +286,11 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		return out
 	}
 	if he == hs {
+		return out
+	}
+	if w := x.ts[he-1].text; len(w) > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed") && w == strings.ToLower(w) {
+		// "DBM based | shared object cache.": a subject ending in a
+		// participle (whatever its tag) is a fragment's modifier
 		return out
 	}
 	he = x.reducedRelative(hs, he)

@@ -313,6 +313,14 @@ func TestExtractGeneral(t *testing.T) {
 		{"Quillpad passes the Fjord argument to the prerm script.", "", "", "", ""},
 		// a term's generic genus takes the participle that says which
 		{"A quill journal is a temporary file used to implement atomic commit in Fjord.", "A quill journal", "is", "a temporary file used to implement atomic commit in Fjord", KindCopula},
+		// not an English sentence: a translation the page carries, a
+		// configuration line, a fragment; "Below" is no subject
+		{"Fornece proxies reversos em massa configurados dinamicamente para mod_fjord.", "", "", "", ""},
+		{"Permite que aplicativos autorizadores Quill autentiquem e/ou autorizem clientes.", "", "", "", ""},
+		{"Header set X-Quill \"bar\"", "", "", "", ""},
+		{"DBM based shared object cache.", "", "", "", ""},
+		{"Below is an artificial example to show the order of merging.", "", "", "", ""},
+		{"Northwind Bank named Priya Shah chief executive officer.", "Northwind Bank", "named", "Priya Shah", KindVerb},
 		// an event of things of a kind, which ones the text around says
 		{"CVE IDs were assigned by Fjordcheck.", "", "", "", ""},
 		{"Quill users reported a crash in the Fjord parser.", "", "", "", ""},

@@ -1,6 +1,9 @@
 package triplet
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // The word lists the patterns need on top of the tagger: which verbs move a
 // quantity, which nouns name a role, which subjects are too generic to ask
@@ -86,7 +89,7 @@ var commonStarts = func() map[string]bool {
 var badHeads = set("it", "its", "they", "he", "she", "we", "i", "you", "this", "that", "these", "those",
 	"which", "who", "there", "here", "one", "some", "many", "most", "all", "each", "both", "such", "none",
 	"other", "others", "what", "whose", "our", "my", "your", "their", "his", "her", "any", "every", "no",
-	"another", "several", "few")
+	"another", "several", "few", "below", "above", "following")
 
 // quantifiers open a counted phrase and are left out of the answer: "a
 // further 340 robots" is answered "340 robots".
@@ -109,4 +112,49 @@ func set(words ...string) map[string]bool {
 func orgLike(name string) bool {
 	f := strings.Fields(strings.ToLower(name))
 	return len(f) > 0 && orgWords[strings.Trim(f[len(f)-1], ".,")]
+}
+
+// englishFunction are the commonest function words of English; a line
+// without one and without a final period is no English prose (a
+// configuration line, a fragment).
+var englishFunction = set("the", "a", "an", "of", "to", "and", "in", "is", "are", "was", "were", "be", "been", "for",
+	"that", "with", "on", "as", "by", "it", "this", "from", "or", "can", "which", "not", "at", "has", "have", "had",
+	"will", "into", "its", "their", "but", "if", "when", "than", "so", "there", "may", "also", "all", "any", "each",
+	"no", "do", "does", "these", "those", "who", "what", "where", "how", "you", "your", "we", "our", "they")
+
+// foreignFunction are function words of the other languages documentation
+// is translated into (French, Spanish, Portuguese, German, Italian) and
+// that are no English words: two of them and fewer English ones mark a
+// sentence English rules must not read ("Fornece proxies reversos em massa
+// … para mod_proxy").
+var foreignFunction = set("de", "la", "le", "les", "des", "du", "et", "est", "une", "que", "em", "para", "com",
+	"por", "não", "das", "der", "die", "und", "ist", "nicht", "mit", "el", "los", "las", "del", "y", "il", "di",
+	"che", "per", "una", "sono", "à", "pour", "dans", "sur", "avec", "pas", "ou", "e", "ein", "eine", "zu", "von",
+	"auf", "für", "werden", "wird", "como", "pelo", "pela", "os", "uma", "ao", "nos", "su", "sus", "lo", "se")
+
+// notEnglish reports a sentence in another language: more of its function
+// words than of English ones, and at least two.
+func notEnglish(ts []tok) bool {
+	e, f := 0, 0
+	for _, t := range ts {
+		// "e/ou" is two words
+		for _, w := range strings.FieldsFunc(t.lower, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if englishFunction[w] {
+				e++
+			} else if foreignFunction[w] {
+				f++
+			}
+		}
+	}
+	return f >= 2 && f > e
+}
+
+// noEnglishFunction: not one English function word.
+func noEnglishFunction(ts []tok) bool {
+	for _, t := range ts {
+		if englishFunction[t.lower] {
+			return false
+		}
+	}
+	return true
 }
