@@ -159,6 +159,8 @@ func TestSpecificAnswers(t *testing.T) {
 		{"external libraries", "", false},
 		{"many features", "", false},
 		{"a number of improvements", "", false},
+		{"a special group of TLDs", "", false},
+		{"a group of Fjord maintainers", "", false},
 		{"stable, public APIs", "", false},
 		{"a fix for a problem", "", false},
 		{"extensions", "", false},

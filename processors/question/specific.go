@@ -48,8 +48,9 @@ preceding previous analogous identical equivalent`)
 // vagueWords answer nothing by themselves.
 var vagueWords = toSet(`one ones it them something everything anything nothing stuff etc others`)
 
-// collectives: "a number of", "a lot of", "a variety of", "a set of".
-var collectiveRe = regexp.MustCompile(`^(?:a|an|the)\s+(?:number|lot|lots|variety|range|couple|few|bunch|host|set|series|wealth|handful|plethora|multitude|collection|list|selection)\s+of\b`)
+// collectives: "a number of", "a lot of", "a variety of", "a set of", "a
+// special group of".
+var collectiveRe = regexp.MustCompile(`^(?:a|an|the)\s+(?:[a-z-]+\s+)?(?:number|lot|lots|variety|range|couple|few|bunch|host|set|series|wealth|handful|plethora|multitude|collection|list|selection|group|family|subset|class)\s+of\b`)
 
 // genericNouns and genericAdjectives make up the phrases that name a kind
 // of thing any software has, not a thing of this one: "stable, public

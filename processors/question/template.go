@@ -101,6 +101,9 @@ func regularPast(v string) string {
 	if n >= 4 && s[n-1] == s[n-2] && strings.IndexByte("bdgmnpt", s[n-1]) >= 0 {
 		return s[:n-1] // "shipped" → "ship"; "added" → "add"
 	}
+	if n >= 6 && strings.HasSuffix(s, "ell") || n >= 7 && strings.HasSuffix(s, "oll") {
+		return s[:n-1] // "cancelled", "labelled", "controlled"; not "spelled", "scrolled", "installed"
+	}
 	if n >= 4 && s[n-1] == 'd' && strings.IndexByte("iuoa", s[n-2]) >= 0 && strings.IndexByte("aeiou", s[n-3]) < 0 {
 		return s + "e" // "provided", "included", "decoded", "traded"; not "avoided", "loaded"
 	}

@@ -106,7 +106,8 @@ func TestLemmas(t *testing.T) {
 		"secured": "secure", "declined to": "decline to", "eased to": "ease to", "managed": "manage",
 		"changed": "change", "arranged": "arrange", "challenged": "challenge", "plunged": "plunge", "banged": "bang", "belonged": "belong",
 		"shared": "share", "declared": "declare", "compared": "compare", "cleared": "clear", "stored": "store", "ignored": "ignore",
-		"explored": "explore", "colored": "color", "monitored": "monitor", "authored": "author", "anchored": "anchor", "honored": "honor"} {
+		"explored": "explore", "colored": "color", "monitored": "monitor", "authored": "author", "anchored": "anchor", "honored": "honor",
+		"controlled": "control", "cancelled": "cancel", "labelled": "label", "spelled": "spell", "scrolled": "scroll", "installed": "install", "called": "call"} {
 		f(rel, lemma, true)
 	}
 	for rel, lemma := range map[string]string{"produces": "produce", "launches": "launch", "owns": "own",
