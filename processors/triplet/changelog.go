@@ -85,9 +85,16 @@ func chunkLines(chunk string) []line {
 // of headings and trailers, the facts of its sentences, the release that
 // introduced each bug fixed, and the CVE identifiers of security fixes.
 func releaseTriples(chunk, title string) []Triple {
+	out, _ := readReleases(chunk, title)
+	return out
+}
+
+// readReleases is releaseTriples, and the release each offset of the chunk
+// falls under (nil when the chunk is no release notes).
+func readReleases(chunk, title string) ([]Triple, func(off int) release) {
 	tr := titleRelease(title)
 	if !releaseChunk(chunk) && tr.name == "" {
-		return nil
+		return nil, nil
 	}
 	lines := chunkLines(chunk)
 	var out []Triple
@@ -163,6 +170,35 @@ func releaseTriples(chunk, title string) []Triple {
 	}
 	out = append(out, bugTriples(chunk, lines, at)...)
 	out = append(out, cveTriples(chunk, lines, at)...)
+	return out, at
+}
+
+// pastChanges are the past verbs release notes state a change with: what a
+// component gained, learned, added or dropped in the release.
+var pastChanges = set("gained", "learned", "learnt", "acquired", "added", "dropped", "removed", "introduced",
+	"deprecated", "got", "lost")
+
+// inRelease ties the general reader's facts of a release-notes chunk to
+// their release: a fact read from a sentence that a release pattern also
+// read goes (the pattern's reading carries the release); a change stated
+// with a past verb ("The CPack RPM Generator gained the … option") under a
+// release heading is asked in that release ("In CMake 3.21, what did …
+// gain?"), where alone it would hold for no release in particular.
+func inRelease(general, rel []Triple, at func(off int) release) []Triple {
+	read := map[int]bool{}
+	for _, t := range rel {
+		read[t.Sentence.Start] = true
+	}
+	out := general[:0]
+	for _, t := range general {
+		if t.Kind != KindTable && read[t.Sentence.Start] {
+			continue
+		}
+		if r := at(t.Sentence.Start); t.Kind == KindVerb && r.name != "" && pastChanges[t.Relation] {
+			t.Head, t.Kind = withRelease(lowerArticle(t.Head), r), KindRelease
+		}
+		out = append(out, t)
+	}
 	return out
 }
 

@@ -105,6 +105,24 @@ func TestReleaseGainedOption(t *testing.T) {
 	}
 }
 
+// TestGeneralFactsInRelease: in release notes, a change stated with a past
+// verb is asked in its release, and a sentence a release pattern read is
+// not read again without it.
+func TestGeneralFactsInRelease(t *testing.T) {
+	chunk := "Quill 3.21 Release Notes\n\n" +
+		"The Quill RPM Generator gained the QUILL_RPM_EXCLUDE option to avoid scanning paths.\n\n" +
+		"The FindFjord module now provides imported targets.\n"
+	got := ExtractTitled(chunk, "Quill 3.21 Release Notes")
+	if !has(got, "the Quill RPM Generator (Quill 3.21)", "gained", "the QUILL_RPM_EXCLUDE option", KindRelease) {
+		t.Errorf("past change not tied to its release:%s", show(got))
+	}
+	for _, x := range got {
+		if x.Kind != KindRelease {
+			t.Errorf("read without its release: %s", show([]Triple{x}))
+		}
+	}
+}
+
 func TestTitleRelease(t *testing.T) {
 	for title, want := range map[string]string{
 		"What\u2019s New In Quill 3.3 \u2014 Quill 3.11.2 documentation": "Quill 3.3",

@@ -97,7 +97,11 @@ func ExtractTitled(chunkText, title string) []Triple {
 	out = append(out, tableTriples(chunkText)...)
 	out = append(out, termTriples(chunkText)...)
 	out = append(out, termDefaults(chunkText)...)
-	out = append(out, releaseTriples(chunkText, title)...)
+	rel, at := readReleases(chunkText, title)
+	if at != nil {
+		out = inRelease(out, rel, at)
+	}
+	out = append(out, rel...)
 	return dropAmbiguous(out)
 }
 

@@ -555,7 +555,8 @@ func documentPart(head string) bool {
 	return len(f) == 2 && documentParts[f[0]] && strings.IndexFunc(f[1], unicode.IsDigit) == 0
 }
 
-var documentParts = set("table", "section", "figure", "chapter", "appendix", "example", "listing", "part")
+var documentParts = set("table", "section", "figure", "chapter", "appendix", "example", "listing", "part", "line", "lines", "step",
+	"page", "paragraph", "item", "note", "footnote")
 
 // vagueAmount reports an object at j that is an unstated amount ("a huge
 // number of Linux distributions", "several tools", "a wide audience"):

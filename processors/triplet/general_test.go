@@ -320,6 +320,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"Header set X-Quill \"bar\"", "", "", "", ""},
 		{"DBM based shared object cache.", "", "", "", ""},
 		{"Below is an artificial example to show the order of merging.", "", "", "", ""},
+		{"Line 1 loads the target Quill file.", "", "", "", ""},
 		{"Northwind Bank named Priya Shah chief executive officer.", "Northwind Bank", "named", "Priya Shah", KindVerb},
 		// an event of things of a kind, which ones the text around says
 		{"CVE IDs were assigned by Fjordcheck.", "", "", "", ""},
