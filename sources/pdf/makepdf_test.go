@@ -42,13 +42,7 @@ func makePDF(pages [][]line) []byte {
 	}
 	offsets[1] = b.Len()
 	fmt.Fprintf(&b, "2 0 obj\n<< /Type /Pages /Kids [%s] /Count %d >>\nendobj\n", strings.Join(kids, " "), len(kids))
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return b.Bytes()
+	return finish(&b, offsets)
 }
 
 // reportPDF is a three-page report: a running header and a numbered
@@ -107,11 +101,17 @@ func slowPDF(pages int) []byte {
 	for range pages {
 		obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R >>")
 	}
+	return finish(&b, offsets)
+}
+
+// finish writes a PDF's cross-reference table (the objects' offsets) and
+// trailer after its objects, object 1 the catalogue.
+func finish(b *bytes.Buffer, offsets []int) []byte {
 	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	fmt.Fprintf(b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
 	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+		fmt.Fprintf(b, "%010d 00000 n \n", o)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	fmt.Fprintf(b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
 	return b.Bytes()
 }
