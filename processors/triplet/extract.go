@@ -922,9 +922,10 @@ var changeVerbs = set("changed", "changes", "change", "modified", "modifies", "s
 	"alters", "adjusted", "adjusts", "set", "sets", "updated", "updates", "moved", "moves", "converted", "converts")
 
 // partialAdverbs in the verb group say the fact is one of several, holds
-// some of the time or at one step ("then offers"), or is hedged: "Git also keeps a log", "FTS3/4 very often
-// loads …", "TH3 tests only use …", "is usually installed in …". The
-// question would ask as a rule, or as the only answer, what is neither.
+// some of the time or at one step ("then offers"), or is hedged: "Git also
+// keeps a log", "FTS3/4 very often loads …", "TH3 tests only use …", "is
+// usually installed in …". The question would ask as a rule, or as the
+// only answer, what is neither.
 var partialAdverbs = set("also", "then", "often", "usually", "sometimes", "normally", "generally", "typically", "rarely",
 	"seldom", "frequently", "occasionally", "mostly", "only", "mainly", "partly", "partially", "probably", "possibly",
 	"perhaps", "likely", "even", "too", "additionally", "commonly", "ordinarily", "chiefly", "either")
@@ -1034,7 +1035,8 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			// "Mutt is a text-based application | which interacts with
 			// users through menus": a kind of program, which the clause
 			// goes on to describe, is not yet what Mutt is ("a key/value
-			// storage system | that …" names its kind with nouns)
+			// storage system | that …" names its kind with nouns).
+			//
 			// A clause that is a remark rather than a description
 			// ("a non-free library | that cannot be distributed by
 			// Debian") leaves the genus as it was.
