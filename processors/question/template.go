@@ -121,8 +121,10 @@ func regularPast(v string) string {
 		strings.HasSuffix(s, "ar") && !strings.HasSuffix(s, "ear"): // "shared", "declared", "compared"; not "cleared"
 		return s + "e"
 	}
-	if n >= 4 && strings.HasSuffix(s, "or") && !strings.ContainsRune("aeiouyh", rune(s[n-3])) && !strings.ContainsRune("aeiouy", rune(s[n-4])) {
-		return s + "e" // "stored", "ignored", "explored"; not "colored", "monitored", "authored"
+	for _, suf := range []string{"stor", "scor", "gnor", "plor"} {
+		if strings.HasSuffix(s, suf) {
+			return s + "e" // "stored", "ignored", "explored"; not "colored", "sponsored", "mirrored"
+		}
 	}
 	return s
 }

@@ -107,7 +107,8 @@ func TestLemmas(t *testing.T) {
 		"changed": "change", "arranged": "arrange", "challenged": "challenge", "plunged": "plunge", "banged": "bang", "belonged": "belong",
 		"shared": "share", "declared": "declare", "compared": "compare", "cleared": "clear", "stored": "store", "ignored": "ignore",
 		"explored": "explore", "colored": "color", "monitored": "monitor", "authored": "author", "anchored": "anchor", "honored": "honor",
-		"controlled": "control", "cancelled": "cancel", "labelled": "label", "spelled": "spell", "scrolled": "scroll", "installed": "install", "called": "call"} {
+		"controlled": "control", "cancelled": "cancel", "labelled": "label", "spelled": "spell", "scrolled": "scroll", "installed": "install", "called": "call",
+		"sponsored": "sponsor", "mirrored": "mirror", "vectored": "vector", "restored": "restore", "scored": "score"} {
 		f(rel, lemma, true)
 	}
 	for rel, lemma := range map[string]string{"produces": "produce", "launches": "launch", "owns": "own",
