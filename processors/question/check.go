@@ -140,7 +140,7 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 		CheckAnswerInChunk:       score(inChunks),
 		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
-		CheckSubjectNamed:        score((SubjectNamed(head) || commandTableRe.MatchString(question)) && questionNamed(question)),
+		CheckSubjectNamed:        score((SubjectNamed(head) || commandTableRe.MatchString(question)) && questionNamed(question) || entryQuestionRe.MatchString(question)),
 		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
 		CheckAnswerSpecific:      score(AnswerSpecific(answer, chunks...)),
 		CheckQuestionSpecific:    score(QuestionSpecific(question, head, answer, chunks...)),
@@ -157,3 +157,8 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 // snippets", which command shows the job environment?'), whose subject is
 // the task of a row, an instruction by nature, named by its table.
 var commandTableRe = regexp.MustCompile(`^In "[^"]+", which command `)
+
+// entryQuestionRe: a reference entry's question ("Which option of git-add
+// allows adding otherwise ignored files?"), whose subject is the entry its
+// description picks out, named by what it does.
+var entryQuestionRe = regexp.MustCompile(`^Which (?:option|function|command|directive|variable|setting|statement|parameter|property|hook|macro|target)(?: of \S+)? [a-z]`)

@@ -15,6 +15,7 @@ const (
 	kindAttribute = "attribute"
 	kindTable     = "table"
 	kindRelease   = "release"
+	kindEntry     = "entry"
 )
 
 // SingleFor writes the single-hop question whose answer is tail for a
@@ -50,6 +51,8 @@ func SingleFor(kind, head, relation, tail, sentence, chunk string, asOf time.Tim
 		q, ok = copulaQuestion(head, relation, tail, sentence, asOf)
 	case kindRelease:
 		q, ok = releaseQuestion(head, relation, tail, sentence)
+	case kindEntry:
+		q, ok = entryQuestion(head, relation)
 	default:
 		q, ok = verbQuestion(head, relation, tail, sentence, asOf)
 	}
@@ -917,3 +920,55 @@ func agentRole(head string) bool {
 var agentRoles = toSet(`author authors maintainer maintainers developer developers creator creators founder founders
 leader leaders designer designers inventor inventors owner owners publisher publishers sponsor sponsors vendor
 vendors upstream copyright-holder`)
+
+// entryQuestion asks for the term of a reference entry by what its
+// description says it does (processors/triplet KindEntry): "Allow adding
+// otherwise ignored files" under "-f, --force" of git-add(1) gives "Which
+// option of git-add allows adding otherwise ignored files?". The verb in
+// the imperative agrees with "which option", and so does each verb
+// coordinated with it ("Open the diff … and let the user edit it").
+func entryQuestion(desc, kind string) (string, bool) {
+	ts := tagged(desc)
+	k := 0
+	for k < len(ts) && ts[k].Tag == "RB" && strings.HasSuffix(ts[k].Text, "ly") {
+		k++ // "Interactively choose hunks …"
+	}
+	if k >= len(ts) {
+		return "", false
+	}
+	out := []byte(desc)
+	var b strings.Builder
+	last := 0
+	put := func(i int, w string) {
+		b.Write(out[last:ts[i].Start])
+		b.WriteString(w)
+		last = ts[i].End()
+	}
+	agree := func(i int) {
+		w := strings.ToLower(ts[i].Text)
+		if !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") {
+			w = thirdPersonOf(w)
+		}
+		put(i, w)
+	}
+	if k > 0 {
+		put(0, strings.ToLower(ts[0].Text))
+	}
+	agree(k)
+	for i := k + 2; i < len(ts); i++ {
+		if ts[i-1].Text != "and" && ts[i-1].Text != "or" {
+			continue
+		}
+		if ts[i].Tag == "VB" || ts[i].Tag == "VBP" {
+			agree(i)
+		} else if last := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."; last && ts[i].Tag == "NN" {
+			// "Show the version and exit": a last word the tagger reads
+			// as a noun is a verb when it reads as one after "to"
+			if v := tagged("to " + ts[i].Text); len(v) == 2 && v[1].Tag == "VB" {
+				agree(i)
+			}
+		}
+	}
+	b.Write(out[last:])
+	return "Which " + kind + " " + b.String() + "?", true
+}

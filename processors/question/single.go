@@ -1,6 +1,7 @@
 package question
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/robustream/robustream/schemas"
@@ -22,7 +23,11 @@ func Build(t *schemas.Triplet) (*schemas.Question, string) {
 		return nil, RejectAmbiguous // the chunk names another answer
 	}
 	chunks := []string{t.ChunkText}
-	scores, ok := Checks(text, t.Head, answer, chunks)
+	head := t.Head
+	if t.Kind == kindEntry {
+		head = "" // a description, verb first by its nature: the question names the entry by it
+	}
+	scores, ok := Checks(text, head, answer, chunks)
 	if !ok {
 		for _, r := range Reasons[1:] {
 			if scores[r] == 0 {
@@ -48,6 +53,23 @@ func Build(t *schemas.Triplet) (*schemas.Question, string) {
 		Domain:      t.Domain,
 		PublishedAt: t.PublishedAt,
 	}
+	if t.Kind == kindEntry {
+		q.Aliases = entryAliases(t.SourceSentence, answer)
+	}
 	schemas.Stamp(q, id, t.TripletID)
 	return q, ""
+}
+
+// entryAliases returns the other names of a reference entry's term, as its
+// term lines give them ("-f" for "--force").
+func entryAliases(sentence, answer string) []string {
+	var out []string
+	for _, l := range strings.Split(sentence, "\n") {
+		for _, f := range strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == ',' || r == '`' || r == '*' }) {
+			if n, _, _ := strings.Cut(f, "="); strings.HasPrefix(n, "-") && len(n) > 1 && n != answer && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

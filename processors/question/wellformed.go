@@ -111,10 +111,16 @@ var auxiliaries = toSet(`be been being is are was were am has have had do does d
 can could may might must usually often always never sometimes also still already typically generally`)
 
 // AnswerWhole reports whether answer reads as a whole phrase.
+// optionNameRe is a command-line option's name: "-t", "--name-only".
+var optionNameRe = regexp.MustCompile(`^--?[A-Za-z0-9][\w-]*$`)
+
 func AnswerWhole(answer string) bool {
 	w := wordsOf(answer)
 	if len(w) == 0 {
 		return false
+	}
+	if isDate(strings.TrimSpace(answer)) || optionNameRe.MatchString(answer) {
+		return true // "May 9, 2000": a month, not the modal; "--merges": an option
 	}
 	return !dangling[w[0]] && !auxiliaries[w[0]] && !dangling[w[len(w)-1]] && balanced(answer)
 }
@@ -266,6 +272,9 @@ func questionNamed(q string) bool {
 	for i < len(ts) && auxiliaries[strings.ToLower(ts[i].Text)] {
 		i++
 	}
+	if i == 1 && i+1 < len(ts) && (ts[i].Tag == "VBZ" || ts[i].Tag == "VBD" || ts[i].Tag == "VBP") {
+		i++ // "What implements the TCL interface?": the verb of a subject question, then what it is asked of
+	}
 	if i < len(ts) {
 		first := strings.ToLower(ts[i].Text)
 		if unnamed[first] || first == "to" || ts[i].Tag == "PRP" {
@@ -368,6 +377,9 @@ var months = toSet(`january february march april may june july august september 
 // conjunction, "to", relative word, adverb, modal or finite verb, and ends
 // with no preposition, conjunction, determiner or possessive pronoun.
 func answerPhrase(a string) bool {
+	if isDate(strings.TrimSpace(a)) || optionNameRe.MatchString(a) {
+		return true // "May 9, 2000", "March 2021", "--name-only"
+	}
 	if versionRe.MatchString(strings.TrimSpace(a)) {
 		return true // "sed 4.2", "coreutils-9.0": a program's release, whatever the tagger makes of its name
 	}

@@ -635,7 +635,7 @@ var termLike = regexp.MustCompile(`^\S+\s+-\s+\S`)
 // at least three such lines; a description that points at its context
 // ("This file", "the rest of …") is not read. File names in capitals
 // ("COPYING - copying conditions") are not terms: every package has them.
-func termTriples(chunk string) []Triple {
+func termTriples(chunk, title string) []Triple {
 	lines := chunkLines(chunk)
 	var out []Triple
 	for i := 0; i < len(lines); i++ {
@@ -652,9 +652,19 @@ func termTriples(chunk string) []Triple {
 			if k+1 < len(lines) && lines[k+1].text != "" && !termLike.MatchString(lines[k+1].text) {
 				continue // the description goes on in the next line
 			}
-			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) {
+			mt := manTitleRe.FindStringSubmatch(strings.TrimSpace(title))
+			man := mt != nil && mt[1] == term && (mt[2] == "1" || mt[2] == "8") // the NAME line of a command's manual page
+			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) || man && verbReading(tagSentence(desc)) {
 				// "egd - Use the module …", "git-rebase - Reapply commits
-				// …": what to do, not what it is
+				// …": what to do, not what it is; on the manual page of
+				// that command, what it does (entryTriples)
+				if man {
+					l := lines[k]
+					if t, ok := readEntry(chunk, l.start, l.start+strings.Index(l.text, desc), l.end, "command", nil, nil, ""); ok {
+						t.Tail = term
+						out = append(out, t)
+					}
+				}
 				continue
 			}
 			if restates(term, desc) {
@@ -924,11 +934,11 @@ const relativeDefinitionMax = 14
 
 // settingTerm is the term line of a reference entry for a setting or an
 // option: "client_min_messages (enum)", "work_mem (integer)", "--jobs=N".
-var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integer|string|enum|boolean|real|floating point|bool|int|float|list|size|duration)\)|(--?[a-zA-Z][\w-]*)(?:[= ][A-Za-z<\[][^ ]*)?)$`)
+var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integer|string|enum|boolean|real|floating point|bool|int|float|list|size|duration)\)|(--?(?:\[no-\])?[a-zA-Z][\w-]*)(?:[= ][A-Za-z<\[][^ ]*)?)$`)
 
 // optionLine opens the term line of an option that settingTerm cannot name
 // ("-s "program [argument …]""): it ends the entry before it all the same.
-var optionLine = regexp.MustCompile(`^--?[a-zA-Z]`)
+var optionLine = regexp.MustCompile(`^--?(?:\[no-\])?[a-zA-Z]`)
 
 // defaultRe finds the default a reference entry states: "The default is
 // NOTICE.", "The default value is 20480.", "Defaults to llvmjit." The value
@@ -948,7 +958,7 @@ func termDefaults(chunk string) []Triple {
 	term := ""
 	for _, l := range lines {
 		if m := settingTerm.FindStringSubmatch(l.text); m != nil {
-			term = m[1] + m[2]
+			term = m[1] + strings.Replace(m[2], "[no-]", "", 1) // "--[no-]verify": the option is "--verify"
 			continue
 		}
 		if strings.HasPrefix(l.text, "#") || optionLine.MatchString(l.text) {

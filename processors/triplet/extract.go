@@ -95,8 +95,9 @@ func ExtractTitled(chunkText, title string) []Triple {
 		}
 	}
 	out = append(out, tableTriples(chunkText)...)
-	out = append(out, termTriples(chunkText)...)
+	out = append(out, termTriples(chunkText, title)...)
 	out = append(out, termDefaults(chunkText)...)
+	out = append(out, entryTriples(chunkText, title)...)
 	rel, at := readReleases(chunkText, title)
 	if at != nil {
 		out = inRelease(out, rel, at)
@@ -579,6 +580,8 @@ func (x *sent) date(i int) int {
 	}
 	day := func(k int) bool { t := x.lowerAt(k); return len(t) <= 2 && isNumber(t) }
 	switch {
+	case isoDateRe.MatchString(x.lowerAt(i)):
+		return i + 1 // "2000-05-09"
 	case day(i) && months[x.lowerAt(i+1)] && year(i+2):
 		return i + 3
 	case day(i) && months[x.lowerAt(i+1)]:
@@ -596,6 +599,9 @@ func (x *sent) date(i int) int {
 	}
 	return i
 }
+
+// isoDateRe is a calendar date written year first: "2000-05-09".
+var isoDateRe = regexp.MustCompile(`^(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$`)
 
 // period reports a reporting period at i ("Q3 2025", "the first quarter
 // of 2026"): it dates figures, not events, so "When did …?" is not asked.

@@ -1,0 +1,321 @@
+package triplet
+
+import (
+	"regexp"
+	"strings"
+)
+
+// KindEntry is a reference entry: a term line naming an option (or a
+// function, command, directive … that its section heading names) and the
+// description under it. Head is the description's first sentence as
+// written, without its full stop ("Allow adding otherwise ignored files");
+// Relation is what the term is ("option", "option of git-add",
+// "function"); Tail is the term's name ("--force"). The question asks for
+// the term by what it does: "Which option of git-add allows adding
+// otherwise ignored files?".
+const KindEntry = "entry"
+
+// optionTermRe is a term line of options: "-f", "--force", "-f, --force",
+// "-T number", "--tabsize=number", "-n <count>", "--color[=<when>]".
+var optionTermRe = regexp.MustCompile(`^` + optionTerm + `$`)
+
+const optionTerm = `--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?(?:\s*,\s*--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?)*`
+
+// inlineEntryRe is a term and its description on one line, as text manual
+// pages and Markdown lists write them: "-f, --force   Allow adding …",
+// "- --force: Allow adding …", "--force — Allow adding …".
+var inlineEntryRe = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(` + optionTerm + `)(?:\s{2,}|\s*[:—–]\s+|\s+-\s+)([A-Z]\S*\s.*)$`)
+
+// optionNameRe finds the option names of a term line, their arguments cut.
+var optionNameRe = regexp.MustCompile(`(?:^|[\s,])(--?(?:\[no-\])?[A-Za-z0-9][\w-]*)`)
+
+// identifierTermRe is a term line that is one identifier: "wordcount",
+// "mark_old", "DocumentRoot".
+var identifierTermRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*[a-z0-9]$`)
+
+// manTitleRe is a manual page's title, "git-add(1)": the program it
+// documents qualifies the question ("option of git-add").
+var manTitleRe = regexp.MustCompile(`^([A-Za-z0-9][\w.+-]*)\((\d)[a-z]*\)`)
+
+// entryKinds are the plural nouns of a section heading over identifier
+// entries ("## Rebindable functions", "Directives"), and what one entry is.
+var entryKinds = map[string]string{"functions": "function", "commands": "command", "directives": "directive",
+	"variables": "variable", "settings": "setting", "options": "option", "statements": "statement",
+	"parameters": "parameter", "properties": "property", "hooks": "hook", "macros": "macro", "targets": "target"}
+
+// entryRefFirst open a description that leans on another entry: "Same as
+// --foo", "See …", "Like -x, but …", "Ignored".
+var entryRefFirst = set("same", "see", "like", "unlike", "opposite", "equivalent", "synonym", "alias", "deprecated",
+	"obsolete", "ignored", "also", "as")
+
+// entryRefWords anywhere make a description lean on its neighbours or on
+// the page: "the above", "this option", "add them".
+var entryRefWords = set("above", "below", "previous", "preceding", "following", "this", "these", "those", "it", "its",
+	"them", "they", "former", "latter", "here", "there", "you", "your")
+
+// entryTriples reads the reference entries of a chunk (KindEntry): one or
+// more term lines naming the same thing, then a paragraph whose first
+// sentence says, opening with a verb, what it does. An entry is read only
+// when the sentence stands alone: three to 24 words, ending with a full
+// stop, no negation, no pointer to another entry or to the page ("Same as
+// …", "See …", "this", "the above"), no argument placeholder of the term
+// line ("Set the tab length to number columns"). Options are named by
+// their longest name; a one-word identifier only under a heading that
+// names its kind ("Functions"). Two entries with the same description are
+// both dropped by the graph (one question, two answers).
+func entryTriples(chunk, title string) []Triple {
+	lines := chunkLines(chunk)
+	program := ""
+	if m := manTitleRe.FindStringSubmatch(strings.TrimSpace(title)); m != nil {
+		program = m[1]
+	}
+	heading := ""
+	var out []Triple
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if h, ok := headingText(l.text); ok {
+			heading = h
+			continue
+		}
+		kind, names, args := entryTerm(l.text, heading)
+		if kind == "" {
+			// "-f, --force   Allow adding otherwise ignored files."
+			m := inlineEntry(l.text)
+			if m == nil {
+				continue
+			}
+			if kind, names, args = entryTerm(l.text[m[2]:m[3]], heading); kind == "" {
+				continue
+			}
+			e := i + 1
+			for e < len(lines) && lines[e].text != "" && inlineEntry(lines[e].text) == nil && !optionTermRe.MatchString(lines[e].text) {
+				e++
+			}
+			if t, ok := readEntry(chunk, l.start, l.start+m[4], lines[e-1].end, kind, names, args, program); ok {
+				out = append(out, t)
+			}
+			i = e - 1
+			continue
+		}
+		// Further term lines of the same entry ("-f" then "--force"),
+		// blank lines between them.
+		j := i + 1
+		for ; j < len(lines); j++ {
+			if lines[j].text == "" {
+				continue
+			}
+			k2, n2, a2 := entryTerm(lines[j].text, heading)
+			if k2 != kind || kind != "option" {
+				break
+			}
+			names, args = append(names, n2...), append(args, a2...)
+		}
+		if j >= len(lines) {
+			break
+		}
+		// The description: the paragraph from j to the next blank line.
+		e := j
+		for e < len(lines) && lines[e].text != "" {
+			if _, ok := headingText(lines[e].text); ok {
+				break
+			}
+			e++
+		}
+		i = j - 1
+		if e == j {
+			continue
+		}
+		if t, ok := readEntry(chunk, l.start, lines[j].start, lines[e-1].end, kind, names, args, program); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// readEntry reads the entry whose term lines start at start and whose
+// description runs from from to to.
+func readEntry(chunk string, start, from, to int, kind string, names, args []string, program string) (Triple, bool) {
+	para := chunk[from:to]
+	ss := Sentences(para)
+	if len(ss) == 0 {
+		return Triple{}, false
+	}
+	desc := strings.TrimSpace(ss[0].Text)
+	if !entryDescription(desc, args, kind != "command") {
+		return Triple{}, false
+	}
+	rel := kind
+	if program != "" && kind == "option" {
+		rel = "option of " + program
+	}
+	end := from + strings.Index(para, desc) + len(desc)
+	s := Sentence{Text: chunk[start:end], Start: start, End: end}
+	name := entryName(names)
+	if name != "" && !strings.Contains(chunk[start:from], name) {
+		return Triple{}, false // "--[no-]signoff": neither name is written out
+	}
+	return Triple{Head: strings.TrimSuffix(desc, "."), Relation: rel, Tail: name, Kind: KindEntry, Sentence: s}, true
+}
+
+// inlineEntry matches inlineEntryRe on a line with its code and emphasis
+// marks blanked (offsets kept), or returns nil.
+func inlineEntry(l string) []int {
+	return inlineEntryRe.FindStringSubmatchIndex(strings.NewReplacer("`", " ", "*", " ").Replace(l))
+}
+
+// headingText returns a heading line's text: a Markdown heading ("##
+// Options") or a short line in capitals ("OPTIONS").
+func headingText(l string) (string, bool) {
+	if strings.HasPrefix(l, "#") {
+		return strings.TrimSpace(strings.TrimLeft(l, "#")), true
+	}
+	if len(l) > 3 && len(l) < 40 && l == strings.ToUpper(l) && strings.IndexFunc(l, isLetter) >= 0 && !strings.HasPrefix(l, "-") {
+		return l, true
+	}
+	return "", false
+}
+
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+// entryTerm reads a term line: its kind ("option", or the kind its
+// heading names), its names and the argument words it shows. kind is ""
+// for any other line.
+func entryTerm(l, heading string) (kind string, names, args []string) {
+	l = strings.TrimSpace(strings.NewReplacer("`", "", "**", "").Replace(l))
+	if len(l) == 0 || len(l) > 60 {
+		return "", nil, nil
+	}
+	if optionTermRe.MatchString(l) {
+		for _, m := range optionNameRe.FindAllStringSubmatch(l, -1) {
+			names = append(names, strings.Replace(m[1], "[no-]", "", 1)) // "--[no-]verify"
+		}
+		for _, f := range strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == ',' || r == '=' || r == '[' || r == ']' }) {
+			if !strings.HasPrefix(f, "-") {
+				args = append(args, strings.Trim(f, "<>'`\"()"))
+			}
+		}
+		return "option", names, args
+	}
+	if identifierTermRe.MatchString(l) && strings.ToLower(l[:1]) == l[:1] {
+		f := strings.Fields(strings.ToLower(heading))
+		if len(f) > 0 {
+			if k, ok := entryKinds[f[len(f)-1]]; ok {
+				return k, []string{l}, nil
+			}
+		}
+	}
+	return "", nil, nil
+}
+
+// entryDescription reports whether a description's first sentence can be
+// asked: see entryTriples.
+func entryDescription(desc string, args []string, sentence bool) bool {
+	if sentence && !strings.HasSuffix(desc, ".") || strings.HasSuffix(desc, "..") {
+		return false
+	}
+	ts := tagSentence(maskMarkup(desc))
+	words := 0
+	for _, t := range ts {
+		if t.tag != "." && t.tag != "," {
+			words++
+		}
+		if neg(t.lower) || entryRefWords[t.lower] || t.tag == "MD" {
+			return false
+		}
+		for _, a := range args {
+			if strings.EqualFold(strings.Trim(t.text, "<>'`\"()"), a) {
+				return false // "to number columns": the argument, by its placeholder
+			}
+		}
+	}
+	if words < 3 || words > 24 || strings.ContainsAny(desc, ":;?()\"") {
+		return false
+	}
+	k := 0
+	for k < len(ts) && ts[k].tag == "RB" && strings.HasSuffix(ts[k].lower, "ly") {
+		k++ // "Interactively choose hunks …"
+	}
+	if k >= len(ts) || !isCapital(ts[0].text) || entryRefFirst[ts[0].lower] {
+		return false
+	}
+	v := ts[k]
+	if v.lower == "be" || v.lower == "is" || v.lower == "are" || v.lower == "have" || v.lower == "has" || v.lower == "do" && k+1 < len(ts) && ts[k+1].lower == "n't" {
+		return false
+	}
+	if finiteLater(ts[k:]) {
+		return false
+	}
+	if k == 0 && (verbFirst(ts) || !sentence && verbReading(ts)) {
+		return true
+	}
+	return v.tag == "VB" || v.tag == "VBZ" || v.tag == "VBP" || imperatives[v.lower] ||
+		strings.HasSuffix(v.lower, "s") && imperatives[strings.TrimSuffix(v.lower, "s")] ||
+		strings.HasSuffix(v.lower, "es") && imperatives[strings.TrimSuffix(v.lower, "es")]
+}
+
+// entryName picks the name an entry is asked by: its longest, but the
+// option itself over its negation ("--signoff", not "--no-signoff", for
+// "-s, --signoff, --no-signoff").
+func entryName(names []string) string {
+	name := ""
+	for _, n := range names {
+		neg := strings.HasPrefix(n, "--no-")
+		if name == "" || neg == strings.HasPrefix(name, "--no-") && len(n) > len(name) || !neg && strings.HasPrefix(name, "--no-") {
+			name = n
+		}
+	}
+	return name
+}
+
+// verbFirst reports a sentence opening with a verb by the tag of its first
+// word in lower case: a capital makes the tagger read any word as a name.
+func verbFirst(ts []tok) bool {
+	if len(ts) < 2 {
+		return false
+	}
+	words := []string{ts[0].lower}
+	for _, t := range ts[1:min(len(ts), 6)] {
+		words = append(words, t.text)
+	}
+	tag := tagger().Tag(words)[0].Tag
+	return tag == "VB" || tag == "VBP"
+}
+
+// finiteLater reports an auxiliary after the first word, before any
+// relative or subordinating word: "Changes to the index are kept" opens
+// with its subject, not with a verb.
+func finiteLater(ts []tok) bool {
+	for _, t := range ts[1:] {
+		switch t.lower {
+		case "that", "which", "who", "whose", "when", "where", "if", "unless", "while", "because", "so", "as", "than", "whether", ",", ";":
+			return false
+		case "is", "are", "was", "were", "has", "have", "had":
+			return true
+		}
+		if t.tag == "MD" {
+			return true
+		}
+	}
+	return false
+}
+
+// verbReading reports a first word the tagger reads as a verb in any of
+// the places a verb stands: opening a sentence, after "to", after "they".
+// It is asked only where a verb is expected and a noun is the exception:
+// the one-line description of a command on its own manual page ("git-merge
+// - Join two or more development histories together").
+func verbReading(ts []tok) bool {
+	if verbFirst(ts) {
+		return true
+	}
+	for _, lead := range []string{"to", "they"} {
+		words := []string{lead, ts[0].lower}
+		for _, t := range ts[1:min(len(ts), 6)] {
+			words = append(words, t.text)
+		}
+		if tag := tagger().Tag(words)[1].Tag; tag == "VB" || tag == "VBP" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+package triplet
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEntryTriples: reference entries (KindEntry) read from the shapes
+// manuals write them in, and entries of the same look that must not be
+// read. Names are invented.
+func TestEntryTriples(t *testing.T) {
+	type want struct{ head, relation, tail string }
+	for _, tc := range []struct {
+		name, title, text string
+		want              []want
+	}{
+		{"HTML definition list, two term lines", "quill-pack(1)", "## OPTIONS\n\n-f\n\n--force\n\nAllow packing otherwise ignored files. Use with care.\n",
+			[]want{{"Allow packing otherwise ignored files", "option of quill-pack", "--force"}}},
+		{"text manual page, description under the term", "", "OPTIONS\n       -q, --quickblank\n              Make status messages disappear after one keystroke.\n",
+			[]want{{"Make status messages disappear after one keystroke", "option", "--quickblank"}}},
+		{"one line, Markdown list", "", "- `--dry-run`: Print the files to remove without removing anything.\n* **--color** — Colorize the output.\n",
+			[]want{{"Print the files to remove without removing anything", "option", "--dry-run"}, {"Colorize the output", "option", "--color"}}},
+		{"the option over its negation", "", "-s, --signoff, --no-signoff\n\nAdd a trailer by the committer at the end of the message.\n",
+			[]want{{"Add a trailer by the committer at the end of the message", "option", "--signoff"}}},
+		{"no name written out", "", "--[no-]signoff\n\nAdd a trailer by the committer at the end of the message.\n", nil},
+		{"an identifier under a heading naming its kind", "", "## Rebindable functions\n\nwordcount\n\nCounts the lines, words and characters of the buffer.\n",
+			[]want{{"Counts the lines, words and characters of the buffer", "function", "wordcount"}}},
+		{"the NAME line of a command's manual page", "quill-pack(1)", "## NAME\n\nquill-pack - Pack loose objects into one archive\n",
+			[]want{{"Pack loose objects into one archive", "command", "quill-pack"}}},
+		// Descriptions that lean on something else, or do not open with a verb.
+		{"an identifier under no kind heading", "", "## Overview\n\nwordcount\n\nCounts the lines of the buffer.\n", nil},
+		{"a pointer to another entry", "", "-F\n\nSame as --fixed-strings but without the check.\n", nil},
+		{"a pronoun", "", "--edit\n\nOpen the message in an editor and let the user change it.\n", nil},
+		{"the argument by its placeholder", "", "-T number, --tabsize=number\n\nSet the displayed tab length to number columns.\n", nil},
+		{"a negation", "", "--no-wrap\n\nDo not wrap long lines.\n", nil},
+		{"a modal", "", "--dry-run\n\nReport what would be removed.\n", nil},
+		{"a noun phrase", "", "--pathspec\n\nFiles to add content from.\n", nil},
+		{"a subject and its verb", "", "--keep\n\nChanges to the index are kept.\n", nil},
+		{"no full stop", "", "--keep\n\nKeep the index\n", nil},
+	} {
+		var got []want
+		for _, tr := range ExtractTitled(tc.text, tc.title) {
+			if tr.Kind == KindEntry {
+				got = append(got, want{tr.Head, tr.Relation, tr.Tail})
+				if !strings.Contains(tc.text, tr.Sentence.Text) || !strings.Contains(tr.Sentence.Text, tr.Tail) {
+					t.Errorf("%s: sentence %q is not verbatim or lacks the term %q", tc.name, tr.Sentence.Text, tr.Tail)
+				}
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: got %v, want %v", tc.name, got[i], tc.want[i])
+			}
+		}
+	}
+}
