@@ -955,19 +955,29 @@ func entryQuestion(desc, kind string) (string, bool) {
 		put(0, strings.ToLower(ts[0].Text))
 	}
 	agree(k)
+	verbAfterTo := func(w string) bool {
+		v := tagged("to " + w)
+		return len(v) == 2 && v[1].Tag == "VB"
+	}
+	prev := k // the last verb that agrees
 	for i := k + 2; i < len(ts); i++ {
-		if ts[i-1].Text != "and" && ts[i-1].Text != "or" {
+		sep := ts[i-1].Text
+		if sep != "and" && sep != "or" && sep != "," {
 			continue
 		}
-		if ts[i].Tag == "VB" || ts[i].Tag == "VBP" {
-			agree(i)
-		} else if last := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."; last && ts[i].Tag == "NN" {
-			// "Show the version and exit": a last word the tagger reads
-			// as a noun is a verb when it reads as one after "to"
-			if v := tagged("to " + ts[i].Text); len(v) == 2 && v[1].Tag == "VB" {
-				agree(i)
-			}
+		last := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
+		switch {
+		case ts[i].Tag == "VB" || ts[i].Tag == "VBP":
+			// "Open the diff … and let the user edit it"
+		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," || last && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
+			// "Create, list, delete or verify a tag", "Show the version
+			// and exit": a verb of a run of verbs, or the last word, that
+			// the tagger reads as a noun
+		default:
+			continue
 		}
+		agree(i)
+		prev = i
 	}
 	b.Write(out[last:])
 	return "Which " + kind + " " + b.String() + "?", true

@@ -65,9 +65,10 @@ elements detail details information data example examples case cases kind kinds 
 operation operations system systems format formats file files routine routines code software feature-set
 functionalities addition additions modification modifications fixes bugfixes bugfix enhancements optimizations
 patch patches patchset patchsets
-optimisations optimization optimisation improvements tweaks resources documentation docs helper helpers`)
+optimisations optimization optimisation improvements tweaks resources documentation docs helper helpers
+synonym synonyms alias aliases target targets`)
 
-var genericAdjectives = toSet(`new old various different other additional extra external internal public private
+var genericAdjectives = toSet(`deprecated obsolete new old various different other additional extra external internal public private
 stable useful important basic common standard simple general generic special specific several many numerous
 more better improved enhanced existing certain main major minor small large full complete optional own
 further significant substantial miscellaneous misc numerous nice good great powerful flexible high-quality

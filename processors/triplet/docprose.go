@@ -938,6 +938,10 @@ var settingTerm = regexp.MustCompile(`^(?:([a-z_][a-z0-9_.]*[a-z0-9]) \((?:integ
 
 // optionLine opens the term line of an option that settingTerm cannot name
 // ("-s "program [argument …]""): it ends the entry before it all the same.
+// placeholderLine is the term line of an argument: "<commit>",
+// "<pathspec>…".
+var placeholderLine = regexp.MustCompile(`^<[\w.-]+>\S*$`)
+
 var optionLine = regexp.MustCompile(`^--?(?:\[no-\])?[a-zA-Z]`)
 
 // defaultRe finds the default a reference entry states: "The default is
@@ -961,8 +965,8 @@ func termDefaults(chunk string) []Triple {
 			term = m[1] + strings.Replace(m[2], "[no-]", "", 1) // "--[no-]verify": the option is "--verify"
 			continue
 		}
-		if strings.HasPrefix(l.text, "#") || optionLine.MatchString(l.text) {
-			term = "" // a heading or another option ends the entry
+		if strings.HasPrefix(l.text, "#") || optionLine.MatchString(l.text) || placeholderLine.MatchString(l.text) {
+			term = "" // a heading, another option or an argument's entry ("<commit>") ends the entry
 			continue
 		}
 		if term == "" || l.text == "" {
