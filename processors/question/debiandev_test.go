@@ -38,9 +38,9 @@ func TestDebianDev(t *testing.T) {
 	// worse on documents it was written for. The usable share is held to
 	// the 90%; the counts keep a little room for template changes
 	// that drop a question or two for a reason of their own.
-	// Reference entries (an option's term line and what its description
-	// says it does) brought it to 72 questions, 71 usable, 2.12.
-	const floorUsable, floorShare, floorPer1k = 68, 0.90, 2.00
+	// (Reference entries, asked only of a page that names its program,
+	// add none here: the options of these README files are configure's.)
+	const floorUsable, floorShare, floorPer1k = 60, 0.90, 1.80
 	if usable < floorUsable || float64(usable) < floorShare*float64(total) || per1k < floorPer1k {
 		t.Errorf("below the measured floor: %d usable of %d (floor %d, %.0f%%), %.2f per 1,000 words (floor %.2f)",
 			usable, total, floorUsable, 100*floorShare, per1k, floorPer1k)

@@ -53,6 +53,7 @@ func SingleFor(kind, head, relation, tail, sentence, chunk string, asOf time.Tim
 		q, ok = releaseQuestion(head, relation, tail, sentence)
 	case kindEntry:
 		q, ok = entryQuestion(head, relation)
+		ok = ok && !nameInflected(q, tail)
 	default:
 		q, ok = verbQuestion(head, relation, tail, sentence, asOf)
 	}
@@ -423,8 +424,10 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	if caption == "" {
 		caption = tableHeading(chunk, rowLine)
 	}
-	if caption == "" {
-		return "", false // "the revenue of Cold-chain logistics": of whose report?
+	if caption == "" || manualSections[strings.ToLower(strings.TrimSpace(sectionNumber.ReplaceAllString(caption, "")))] {
+		// "the revenue of Cold-chain logistics": of whose report? "the
+		// default of log file in FILES": of which program's manual page?
+		return "", false
 	}
 	if q, ok := taskQuestion(row, column, cell, caption); ok {
 		return q, true
@@ -982,3 +985,32 @@ func entryQuestion(desc, kind string) (string, bool) {
 	b.Write(out[last:])
 	return "Which " + kind + " " + b.String() + "?", true
 }
+
+// nameInflected reports an option named by one word that the question
+// says in another form: "Which option drops incoming responses?" for
+// "--drop", "… allows key roll-overs …" for "--rollover". (The name as
+// written is caught by ContainsAnswer.)
+func nameInflected(question, option string) bool {
+	name := strings.TrimPrefix(strings.TrimLeft(option, "-"), "no-")
+	if len(name) < 4 || strings.ContainsAny(name, "-_") || !strings.HasPrefix(option, "-") {
+		return false
+	}
+	name = strings.ToLower(name)
+	for _, w := range strings.Fields(strings.ToLower(question)) {
+		w = strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, w)
+		if len(w) >= 4 && (strings.HasPrefix(w, name) || strings.HasPrefix(name, w) && len(w) >= len(name)-2) {
+			return true
+		}
+	}
+	return false
+}
+
+// manualSections are the headings every manual page has: a table under one
+// is named by the page's program, which the heading does not say.
+var manualSections = toSet(`files options environment examples description synopsis notes bugs author authors
+usage configuration exit`)

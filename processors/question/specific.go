@@ -122,6 +122,9 @@ func vagueAnswer(a string) bool {
 	for len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the") {
 		rest = rest[1:]
 	}
+	if len(rest) > 1 && len(rest) < len(w) && comparativeGenus(rest[0]) {
+		return true // "a newer implementation": than what the text compared it with
+	}
 	if quantifiers[rest[0]] || demonstratives[rest[0]] || demonstratives[w[0]] {
 		return true
 	}
@@ -589,4 +592,16 @@ func sentences(chunk string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// comparativeGenus: an adjective in the comparative opening a definition's
+// genus ("a newer implementation", "a faster alternative") compares with
+// something the sentence named before.
+func comparativeGenus(w string) bool {
+	switch w {
+	case "newer", "older", "better", "worse", "faster", "slower", "simpler", "smaller", "larger", "bigger",
+		"lighter", "cheaper", "safer", "earlier", "later":
+		return true
+	}
+	return false
 }

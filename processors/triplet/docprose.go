@@ -956,7 +956,7 @@ var defaultRe = regexp.MustCompile(`(?:^|[.!] )(?:The default(?: value| setting)
 // client_min_messages default to?". A value that is a behaviour ("to use
 // base 2**30 on 64-bit machines"), longer than six words, or followed by
 // "which"/"but" is cut or not read.
-func termDefaults(chunk string) []Triple {
+func termDefaults(chunk, title string) []Triple {
 	lines := chunkLines(chunk)
 	var out []Triple
 	term := ""
@@ -993,7 +993,14 @@ func termDefaults(chunk string) []Triple {
 			end--
 		}
 		s := Sentence{Text: l.text[start:end], Start: l.start + start, End: l.start + end}
-		out = append(out, Triple{Head: term, Relation: "defaults to", Tail: v, Kind: KindVerb, Sentence: s})
+		head := term
+		if p := programOf(title); p != "" && strings.HasPrefix(term, "-") {
+			head = p + " " + term // "What does knsupdate -t default to?"
+		} else if !strings.HasPrefix(term, "--") && strings.HasPrefix(term, "-") {
+			term = ""
+			continue // "-t" of which program?
+		}
+		out = append(out, Triple{Head: head, Relation: "defaults to", Tail: v, Kind: KindVerb, Sentence: s})
 		term = "" // one default per entry
 	}
 	return out

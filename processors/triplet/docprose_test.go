@@ -255,7 +255,7 @@ func TestTermDefaults(t *testing.T) {
 		"## Other settings\n\n" +
 		"The default is 20480.\n"
 	var got []string
-	for _, x := range termDefaults(chunk) {
+	for _, x := range termDefaults(chunk, "") {
 		got = append(got, x.Head+"|"+x.Tail)
 		if chunk[x.Sentence.Start:x.Sentence.End] != x.Sentence.Text || !strings.Contains(x.Sentence.Text, x.Tail) {
 			t.Errorf("sentence not verbatim or without its tail: %+v", x)

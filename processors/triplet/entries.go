@@ -19,7 +19,7 @@ const KindEntry = "entry"
 // "-T number", "--tabsize=number", "-n <count>", "--color[=<when>]".
 var optionTermRe = regexp.MustCompile(`^` + optionTerm + `$`)
 
-const optionTerm = `--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?(?:\s*,\s*--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?)*`
+const optionTerm = `(?:-[?@#$%]|--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?)(?:\s*,\s*--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?)?)*`
 
 // inlineEntryRe is a term and its description on one line, as text manual
 // pages and Markdown lists write them: "-f, --force   Allow adding …",
@@ -27,7 +27,7 @@ const optionTerm = `--?(?:\[no-\])?[A-Za-z0-9][\w-]*(?:\[?=\S+|\s<?[a-z][\w-]*>?
 var inlineEntryRe = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(` + optionTerm + `)(?:\s{2,}|\s*[:—–]\s+|\s+-\s+)([A-Z]\S*\s.*)$`)
 
 // optionNameRe finds the option names of a term line, their arguments cut.
-var optionNameRe = regexp.MustCompile(`(?:^|[\s,])(--?(?:\[no-\])?[A-Za-z0-9][\w-]*)`)
+var optionNameRe = regexp.MustCompile(`(?:^|[\s,])(-[?@#$%]|--?(?:\[no-\])?[A-Za-z0-9][\w-]*)`)
 
 // identifierTermRe is a term line that is one identifier: "wordcount",
 // "mark_old", "DocumentRoot".
@@ -36,6 +36,24 @@ var identifierTermRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*[a-z0-9]$`)
 // manTitleRe is a manual page's title, "git-add(1)": the program it
 // documents qualifies the question ("option of git-add").
 var manTitleRe = regexp.MustCompile(`^([A-Za-z0-9][\w.+-]*)\((\d)[a-z]*\)`)
+
+// dashTitleRe is a manual page's title written "name – what it is"
+// ("kdig – Advanced DNS lookup utility — Knot DNS 3.2.6 documentation",
+// "ntpd - Network Time Protocol (NTP) Daemon").
+var dashTitleRe = regexp.MustCompile(`^([a-z][\w.+-]*)\s+[–—-]\s+\S`)
+
+// programOf returns the program a page documents, by its title: a manual
+// page's "git-add(1)" or "kdig – Advanced DNS lookup utility"; or "".
+func programOf(title string) string {
+	title = strings.TrimSpace(title)
+	if m := manTitleRe.FindStringSubmatch(title); m != nil {
+		return m[1]
+	}
+	if m := dashTitleRe.FindStringSubmatch(title); m != nil {
+		return m[1]
+	}
+	return ""
+}
 
 // entryKinds are the plural nouns of a section heading over identifier
 // entries ("## Rebindable functions", "Directives"), and what one entry is.
@@ -65,9 +83,12 @@ var entryRefWords = set("above", "below", "previous", "preceding", "following", 
 // both dropped by the graph (one question, two answers).
 func entryTriples(chunk, title string) []Triple {
 	lines := chunkLines(chunk)
-	program := ""
-	if m := manTitleRe.FindStringSubmatch(strings.TrimSpace(title)); m != nil {
-		program = m[1]
+	program := programOf(title)
+	if program == "" {
+		// "Which option enables debug output?" has an answer for every
+		// tool of a corpus: an entry is asked only of a page that names
+		// its program
+		return nil
 	}
 	heading := ""
 	var out []Triple
@@ -145,8 +166,8 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 		return Triple{}, false
 	}
 	rel := kind
-	if program != "" && kind == "option" {
-		rel = "option of " + program
+	if program != "" && kind != "command" {
+		rel = kind + " of " + program
 	}
 	end := from + strings.Index(para, desc) + len(desc)
 	s := Sentence{Text: chunk[start:end], Start: start, End: end}

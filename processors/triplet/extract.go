@@ -96,7 +96,7 @@ func ExtractTitled(chunkText, title string) []Triple {
 	}
 	out = append(out, tableTriples(chunkText)...)
 	out = append(out, termTriples(chunkText, title)...)
-	out = append(out, termDefaults(chunkText)...)
+	out = append(out, termDefaults(chunkText, title)...)
 	out = append(out, entryTriples(chunkText, title)...)
 	rel, at := readReleases(chunkText, title)
 	if at != nil {

@@ -30,7 +30,7 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || strings.HasSuffix(h, ".") || strings.HasSuffix(h, "?") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
+				if h == "" || repeatedHeader(header, c) || strings.HasSuffix(h, ".") || strings.HasSuffix(h, "?") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
 					linkMarkup(v) || linkMarkup(row[0]) || freeTextColumn(h) || proseCell(v) || booleanCell(v) ||
 					listCell(v) || listCell(row[0]) {
 					// an abbreviated header ("Decompress.") is not a
@@ -175,6 +175,18 @@ func condition(c string) bool {
 	}
 	for _, op := range []string{" < ", " > ", " <= ", " >= ", " = ", " == ", " != "} {
 		if strings.Contains(c, op) {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatedHeader: two columns under the same header ("Option | Option":
+// the flag and the configuration keyword) leave "the option of …" with two
+// answers.
+func repeatedHeader(header []string, c int) bool {
+	for k, h := range header {
+		if k != c && strings.EqualFold(strings.TrimSpace(h), strings.TrimSpace(header[c])) {
 			return true
 		}
 	}
