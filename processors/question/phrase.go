@@ -969,10 +969,14 @@ func entryQuestion(desc, kind string) (string, bool) {
 			continue
 		}
 		last := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
+		if i-2 != prev && sep != "," && verbAfterTo(strings.ToLower(ts[i-2].Text)) {
+			continue // "into pairs of delete and create": two words that coordinate with each other
+		}
 		switch {
 		case ts[i].Tag == "VB" || ts[i].Tag == "VBP":
 			// "Open the diff … and let the user edit it"
-		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," || last && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
+		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," ||
+			last && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
 			// "Create, list, delete or verify a tag", "Show the version
 			// and exit": a verb of a run of verbs, or the last word, that
 			// the tagger reads as a noun
@@ -996,13 +1000,11 @@ func nameInflected(question, option string) bool {
 		return false
 	}
 	name = strings.ToLower(name)
-	for _, w := range strings.Fields(strings.ToLower(question)) {
-		w = strings.Map(func(r rune) rune {
-			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-				return r
-			}
-			return -1
-		}, w)
+	words := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	for i, w := range words {
+		if i+1 < len(words) && len(w) >= 3 && strings.HasPrefix(w+words[i+1], name) {
+			return true // "roll-overs" for --rollover
+		}
 		if len(w) >= 4 && (strings.HasPrefix(w, name) || strings.HasPrefix(name, w) && len(w) >= len(name)-2) {
 			return true
 		}

@@ -945,9 +945,10 @@ var placeholderLine = regexp.MustCompile(`^<[\w.-]+>\S*$`)
 var optionLine = regexp.MustCompile(`^--?(?:\[no-\])?[a-zA-Z]`)
 
 // defaultRe finds the default a reference entry states: "The default is
-// NOTICE.", "The default value is 20480.", "Defaults to llvmjit." The value
+// NOTICE.", "The default value is 20480.", "The default port is 53.",
+// "Defaults to llvmjit." The value
 // runs to the end of the sentence.
-var defaultRe = regexp.MustCompile(`(?:^|[.!] )(?:The default(?: value| setting)? is|Defaults to) ([^;:]+?)\.(?:\s|$)`)
+var defaultRe = regexp.MustCompile(`(?:^|[.!] )(?:The default(?: [a-z]+){0,2} is|Defaults to) ([^;:]+?)\.(?:\s|$)`)
 
 // termDefaults reads the defaults of reference entries (docs/methods.md,
 // The rule extractor): a setting's term line, then, in the paragraphs up to

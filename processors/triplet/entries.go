@@ -61,6 +61,9 @@ var entryKinds = map[string]string{"functions": "function", "commands": "command
 	"variables": "variable", "settings": "setting", "options": "option", "statements": "statement",
 	"parameters": "parameter", "properties": "property", "hooks": "hook", "macros": "macro", "targets": "target"}
 
+// asideRe is a parenthesis inside a description.
+var asideRe = regexp.MustCompile(`\s*\([^()]*\)`)
+
 // entryRefFirst open a description that leans on another entry: "Same as
 // --foo", "See …", "Like -x, but …", "Ignored".
 var entryRefFirst = set("same", "see", "like", "unlike", "opposite", "equivalent", "synonym", "alias", "deprecated",
@@ -162,6 +165,11 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 		return Triple{}, false
 	}
 	desc := strings.TrimSpace(ss[0].Text)
+	if plain := strings.TrimSpace(asideRe.ReplaceAllString(desc, "")); plain != desc && len(plain) > 0 {
+		// "Send a reverse (PTR) query …", "Use the TCP protocol (default
+		// is UDP …).": what it does, without the aside
+		desc = strings.Replace(plain, " .", ".", 1)
+	}
 	if !entryDescription(desc, args, kind != "command") {
 		return Triple{}, false
 	}
@@ -169,9 +177,15 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 	if program != "" && kind != "command" {
 		rel = kind + " of " + program
 	}
-	end := from + strings.Index(para, desc) + len(desc)
+	end := from + len(strings.TrimRight(ss[0].Text, " \n"))
+	if k := strings.Index(para, strings.TrimSpace(ss[0].Text)); k >= 0 {
+		end = from + k + len(strings.TrimSpace(ss[0].Text))
+	}
 	s := Sentence{Text: chunk[start:end], Start: start, End: end}
 	name := entryName(names)
+	if severalOptions(names) {
+		return Triple{}, false // "--author=<pattern>, --committer=<pattern>": one description of two options
+	}
 	if name != "" && !strings.Contains(chunk[start:from], name) {
 		return Triple{}, false // "--[no-]signoff": neither name is written out
 	}
@@ -236,7 +250,7 @@ func entryDescription(desc string, args []string, sentence bool) bool {
 	}
 	ts := tagSentence(maskMarkup(desc))
 	words := 0
-	for _, t := range ts {
+	for i, t := range ts {
 		if t.tag != "." && t.tag != "," {
 			words++
 		}
@@ -244,12 +258,12 @@ func entryDescription(desc string, args []string, sentence bool) bool {
 			return false
 		}
 		for _, a := range args {
-			if strings.EqualFold(strings.Trim(t.text, "<>'`\"()"), a) {
+			if strings.EqualFold(strings.Trim(t.text, "<>'`\"()"), a) && placeholderAt(ts, i) {
 				return false // "to number columns": the argument, by its placeholder
 			}
 		}
 	}
-	if words < 3 || words > 24 || strings.ContainsAny(desc, ":;?()\"") {
+	if words < 3 || words > 24 || strings.ContainsAny(desc, ":;?()\"<>") {
 		return false
 	}
 	k := 0
@@ -339,4 +353,30 @@ func verbReading(ts []tok) bool {
 		}
 	}
 	return false
+}
+
+// placeholderAt reports an argument's word at i used as its placeholder
+// ("Set the tab length to number columns", "in a file keyfile"), not as a
+// word of a noun phrase ("the nameserver port number", "the address").
+func placeholderAt(ts []tok, i int) bool {
+	if i+1 < len(ts) && (ts[i+1].tag == "NN" || ts[i+1].tag == "NNS") && ts[i+1].lower != ts[i].lower {
+		return ts[i].lower == "number" // "number columns": a count, written as its placeholder
+	}
+	if i > 0 && (ts[i-1].tag == "DT" || ts[i-1].tag == "PRP$" || isAdj(ts[i-1].tag)) {
+		return false
+	}
+	return true
+}
+
+// severalOptions reports term lines that name two different long options
+// (not one and its negation): the description is of both, and the
+// question would have two answers.
+func severalOptions(names []string) bool {
+	long := map[string]bool{}
+	for _, n := range names {
+		if strings.HasPrefix(n, "--") {
+			long[strings.TrimPrefix(strings.TrimPrefix(n, "--"), "no-")] = true
+		}
+	}
+	return len(long) > 1
 }

@@ -23,6 +23,7 @@ func TestEntryTriples(t *testing.T) {
 			[]want{{"Print the files to remove without removing anything", "option of quill-rm", "--dry-run"}, {"Colorize the output", "option of quill-rm", "--color"}}},
 		{"the option over its negation", "quill-commit(1)", "-s, --signoff, --no-signoff\n\nAdd a trailer by the committer at the end of the message.\n",
 			[]want{{"Add a trailer by the committer at the end of the message", "option of quill-commit", "--signoff"}}},
+		{"two options, one description", "quill-log(1)", "--author=<pattern>\n\n--committer=<pattern>\n\nLimit the output to commits whose header lines match.\n", nil},
 		{"no name written out", "quill-commit(1)", "--[no-]signoff\n\nAdd a trailer by the committer at the end of the message.\n", nil},
 		{"an identifier under a heading naming its kind", "quill - a text editor", "## Rebindable functions\n\nwordcount\n\nCounts the lines, words and characters of the buffer.\n",
 			[]want{{"Counts the lines, words and characters of the buffer", "function of quill", "wordcount"}}},
