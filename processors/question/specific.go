@@ -421,6 +421,9 @@ func genericSubject(head string) bool {
 	if len(f) == 0 {
 		return true
 	}
+	if m := kindNamedRe.FindStringSubmatch(strings.ToLower(head[:1]) + head[1:]); m != nil && len(f) == 3 && !notNames[m[1]] {
+		return false // "the maxdelay option": named in lower case
+	}
 	if len(f) == 1 && unnamed[strings.ToLower(f[0])] {
 		return true
 	}

@@ -297,6 +297,9 @@ func questionNamed(q string) bool {
 			return true
 		}
 	}
+	if m := kindNamedRe.FindStringSubmatch(q); m != nil && !notNames[m[1]] {
+		return true // "What does the iburst option enable?"
+	}
 	// Software is named in lower case: a command line, an option or an
 	// identifier ("sort --debug", "copy_file_range", 'cp A B'), or a program
 	// called by name ("the cksum command").
@@ -444,3 +447,12 @@ func answerPhrase(a string) bool {
 	}
 	return true
 }
+
+// kindNamedRe: a thing named in lower case before its kind ("the iburst
+// option", "the makestep directive"; processors/triplet kindNamed).
+var kindNamedRe = regexp.MustCompile(`\bthe ([a-z][a-z0-9_.-]+) (?:option|directive|command|setting|function|variable|parameter|keyword|flag|statement|macro|subcommand)\b`)
+
+// notNames stand between "the" and such a kind without naming anything.
+var notNames = toSet(`following same above below previous next default new old first last second given specified
+appropriate relevant corresponding other additional main special particular optional required necessary single only
+whole entire usual standard current latter former respective original actual config configuration shell program user system`)

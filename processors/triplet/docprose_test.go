@@ -54,6 +54,11 @@ func TestExtractDocProse(t *testing.T) {
 		{"Quillpad was renamed to Quill in August 2021 to avoid a clash.", "Quillpad", "was renamed in", "August 2021", KindVerb},
 		// The release that brought a change.
 		{"The --fast option was introduced in version 2.4.", "", "", "", ""},
+		// A thing named in lower case before its kind is named.
+		{"The maxdelay option sets the maximum delay of a measurement.", "The maxdelay option", "sets", "the maximum delay of a measurement", KindVerb},
+		{"The following option sets the maximum delay of a measurement.", "", "", "", ""},
+		// One of a list is no answer.
+		{"The rtcsync directive is supported on Linux and macOS.", "", "", "", ""},
 		{"Quillpad's plugin loader was added in Quillpad 3.1.", "Quillpad's plugin loader", "was added in", "Quillpad 3.1", KindVerb},
 		{"Lintwerk support was removed in version 2.4.", "Lintwerk support", "was removed in", "version 2.4", KindVerb},
 		{"Quillsync was introduced in version 2.4.", "Quillsync", "was introduced in", "version 2.4", KindVerb},

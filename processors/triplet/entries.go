@@ -380,3 +380,27 @@ func severalOptions(names []string) bool {
 	}
 	return len(long) > 1
 }
+
+// namedKinds are the nouns after which documentation names a thing in
+// lower case: "the iburst option", "the makestep directive".
+var namedKinds = set("option", "directive", "command", "setting", "function", "variable", "parameter", "keyword",
+	"flag", "statement", "macro", "subcommand")
+
+// notNames are the words that stand between "the" and such a noun without
+// naming anything: "the following command", "the same option".
+var notNames = set("following", "same", "above", "below", "previous", "next", "default", "new", "old", "first",
+	"last", "second", "given", "specified", "appropriate", "relevant", "corresponding", "other", "additional",
+	"main", "special", "particular", "optional", "required", "necessary", "single", "only", "whole", "entire",
+	"usual", "standard", "current", "latter", "former", "respective", "original", "actual", "config",
+	"configuration", "shell", "program", "user", "system")
+
+// kindNamed reports a subject "the W option" (directive, command, …) whose
+// W is one lower-case word that is no adjective: the option is named.
+func (x *sent) kindNamed(hs, he int) bool {
+	if he-hs != 3 || x.ts[hs].lower != "the" || !namedKinds[x.ts[hs+2].lower] {
+		return false
+	}
+	w := x.ts[hs+1]
+	return w.text == w.lower && len(w.text) > 2 && !notNames[w.lower] && !isAdj(w.tag) &&
+		w.tag != "VBN" && w.tag != "VBG" && w.tag != "CD" && w.tag != "RB" && !strings.ContainsAny(w.text, "'\"")
+}

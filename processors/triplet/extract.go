@@ -184,6 +184,10 @@ type sent struct {
 	// chunk writes nowhere else; the newer, broader readings
 	// (adjectiveComplement, purpose) do not take it as a name.
 	weakHead bool
+	// kindHead: the subject is a thing named in lower case before its kind
+	// ("the iburst option"); a bare version ("in version 2.4") does not
+	// say which program's release it is.
+	kindHead bool
 }
 
 func (x *sent) str(i, j int) string { return x.s[x.ts[i].start:x.ts[j-1].end] }
@@ -222,6 +226,11 @@ func isVerb(tag string) bool   { return strings.HasPrefix(tag, "VB") }
 
 // read returns the triples of one sentence.
 func (r *reader) read(s string, ts []tok) []Triple {
+	// "It" stands for the named subject of the sentence just before, and
+	// only of that one: a sentence read no further (a scoping clause, an
+	// instruction) leaves no subject for the next.
+	last := r.last
+	r.last = ""
 	trimmed := strings.TrimSpace(s)
 	if strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, ":") {
 		return nil // a question states nothing; a lead-in introduces a list
@@ -277,8 +286,6 @@ func (r *reader) read(s string, ts []tok) []Triple {
 		return out
 	}
 	hs, he := start, x.subject(start)
-	last := r.last
-	r.last = ""
 	if he == hs && r.docTopic != "" && x.genericSubject(hs, hs+2) {
 		he = hs + 2 // "This package …", read below as the chunk's topic
 	}
@@ -300,6 +307,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	he = x.reducedRelative(hs, he)
 	head, named := x.headText(hs, he)
+	if !named && x.kindNamed(hs, he) {
+		named, x.kindHead = true, true // "The iburst option enables …": a directive named in lower case
+	}
 	if hs == 0 && he > 1 && isCapital(x.ts[0].text) && strings.HasPrefix(head, x.ts[0].text+" ") &&
 		(commonAdjectives[x.ts[0].lower] || isAdj(x.ts[0].tag) && strings.Contains(x.ts[0].text, "-") && !r.proper[x.ts[0].text] && x.ts[0].text != strings.ToUpper(x.ts[0].text)) {
 		// "Public Python 3 modules must …", "Architecture-independent
@@ -1149,11 +1159,13 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 		if e := x.date(j + 1); e > j+1 {
 			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
-		if e := x.version(j + 1); p == "in" && versionEvents[participle] && e > j+1 && (x.closes(e) || x.lowerAt(e) == "(") {
+		if e := x.version(j + 1); p == "in" && versionEvents[participle] && !x.kindHead && e > j+1 && (x.closes(e) || x.lowerAt(e) == "(") {
 			// "was introduced in version 2.4", "was removed in Quill 3.0"
 			return []Triple{{Head: head, Relation: be + " " + participle + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
-		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) {
+		if e := x.np(j + 1); e > j+1 && (x.hasProper(j+1, e) || x.codeLike(e-1)) && !x.hasNumber(j+1, e) &&
+			!((x.lowerAt(e) == "and" || x.lowerAt(e) == "or") && !isVerb(x.tagAt(e+1))) {
+			// not "is supported on Linux | and macOS": one of a list
 			// "was based on libjpeg/SIMD": a name written as code. A
 			// phrase the tags cut before its noun goes on: "is included
 			// in the debconf_specification files/VBZ in …", "are based
