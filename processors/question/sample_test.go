@@ -171,8 +171,11 @@ func TestDebianFresh4Sample(t *testing.T) {
 	// is not asked; a table under a bare manual-page heading ("FILES"), a
 	// column header used twice, a comparative genus ("a newer
 	// implementation") and "-?" described like "-h" are not asked either:
-	// 34 questions, all usable, 1.17 per 1,000 words: the floor.
-	checkSample(t, "fourth fresh Debian sample", fresh4Dir, 34, 0.95, 1.15)
+	// 34 questions, all usable, 1.17 per 1,000 words; a default stated as
+	// "The default port is 53.", an aside left out of a description, and
+	// "the maxclockerror directive" as a subject brought 39, all usable,
+	// 1.34 per 1,000 words: the floor.
+	checkSample(t, "fourth fresh Debian sample", fresh4Dir, 39, 0.95, 1.30)
 }
 
 // checkSample regenerates the questions of a labelled sample's two parts
