@@ -2,6 +2,7 @@ package question
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -431,6 +432,11 @@ func tableQuestion(row, column, cell, rowLine, chunk string, asOf time.Time) (st
 	}
 	if q, ok := taskQuestion(row, column, cell, caption); ok {
 		return q, true
+	}
+	if instrumentColumns[strings.ToLower(strings.TrimSpace(column))] {
+		// "What is the command of Debian in "Distribution Package"?": a
+		// command for a task the row does not say (to install Borg)
+		return "", false
 	}
 	if !namesSomething(row) && !namesSomething(caption) {
 		// Under a heading that names nothing ("Segment revenue",
@@ -996,11 +1002,25 @@ func entryQuestion(desc, kind string) (string, bool) {
 // written is caught by ContainsAnswer.)
 func nameInflected(question, option string) bool {
 	name := strings.TrimPrefix(strings.TrimLeft(option, "-"), "no-")
-	if len(name) < 4 || strings.ContainsAny(name, "-_") || !strings.HasPrefix(option, "-") {
+	if !strings.HasPrefix(option, "-") {
 		return false
 	}
 	name = strings.ToLower(name)
 	words := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
+	if parts := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || r == '.' }); len(parts) > 1 {
+		// "--ext-todo" for "enables sphinx.ext.todo extension",
+		// "--follow-links" for "follows symbolic links": every word of
+		// the name is in the question
+		for _, p := range parts {
+			if !slices.ContainsFunc(words, func(w string) bool { return w == p || len(p) >= 4 && strings.HasPrefix(w, p) }) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(name) < 4 {
+		return false
+	}
 	for i, w := range words {
 		if i+1 < len(words) && len(w) >= 3 && strings.HasPrefix(w+words[i+1], name) {
 			return true // "roll-overs" for --rollover
@@ -1016,3 +1036,7 @@ func nameInflected(question, option string) bool {
 // is named by the page's program, which the heading does not say.
 var manualSections = toSet(`files options environment examples description synopsis notes bugs author authors
 usage configuration exit`)
+
+// instrumentColumns head cells that are a means to an end the table does
+// not name in its rows: a command, a package, an example.
+var instrumentColumns = toSet(`command commands package packages example examples usage syntax snippet snippets code invocation`)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/jdkato/prose/v3/tag"
 )
 
 // Checks of what a question asks (docs/methods.md, Question synthesis and
@@ -124,6 +126,13 @@ func vagueAnswer(a string) bool {
 	}
 	if len(rest) > 1 && len(rest) < len(w) && comparativeGenus(rest[0]) {
 		return true // "a newer implementation": than what the text compared it with
+	}
+	if (w[0] == "a" || w[0] == "an") && len(rest) <= 3 && (genericNouns[rest[len(rest)-1]] || partNouns[rest[len(rest)-1]]) && strings.ToLower(a) == a {
+		// "an interactive tool", "a text-based application": a genus and
+		// its adjectives say what kind of thing, not what it is
+		if ts := tagged(strings.Join(rest, " ")); len(ts) == len(rest) && allAdjectives(ts[:len(ts)-1]) {
+			return true
+		}
 	}
 	if quantifiers[rest[0]] || demonstratives[rest[0]] || demonstratives[w[0]] {
 		return true
@@ -424,6 +433,9 @@ func genericSubject(head string) bool {
 	if m := kindNamedRe.FindStringSubmatch(strings.ToLower(head[:1]) + head[1:]); m != nil && len(f) == 3 && !notNames[m[1]] {
 		return false // "the maxdelay option": named in lower case
 	}
+	if len(f) == 3 && strings.EqualFold(f[0], "the") && capitalsRe.MatchString(f[1]) && (genericNouns[strings.ToLower(f[2])] || partNouns[strings.ToLower(f[2])]) {
+		return true // "the XML output", "the DMARC implementation": of which program?
+	}
 	if len(f) == 1 && unnamed[strings.ToLower(f[0])] {
 		return true
 	}
@@ -608,3 +620,25 @@ func comparativeGenus(w string) bool {
 	}
 	return false
 }
+
+// partNouns name a part or a role of some program, which a subject must
+// say: "the XML output", "an interactive tool".
+var partNouns = toSet(`output input implementation server client backend frontend driver parser engine tool tools`)
+
+// capitalsRe is a word in capitals: "XML", "DMARC", "TLS".
+var capitalsRe = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,7}$`)
+
+// allAdjectives: adjectives of manner only ("interactive", "text-based",
+// "small"), which say how a thing is used, not what it is for ("a
+// cryptographic library" says that).
+func allAdjectives(ts []tag.Token) bool {
+	for _, t := range ts {
+		if !mannerAdjectives[strings.ToLower(t.Text)] && !strings.HasSuffix(t.Text, "-based") {
+			return false
+		}
+	}
+	return true
+}
+
+var mannerAdjectives = toSet(`interactive graphical command-line simple small little powerful lightweight fast flexible
+portable general-purpose easy-to-use full-featured versatile popular useful handy tiny minimal generic`)

@@ -198,6 +198,9 @@ func (x *sent) appositionDefinitions() []Triple {
 		if ns == k || months[x.ts[k-1].lower] || x.hasNumber(ns, k) && !x.ts[ns].name {
 			continue
 		}
+		if x.tagAt(0) == "IN" && !strings.Contains(x.str(0, k), ",") {
+			continue // "For local or batch SMTP, a sender address … is ignored": the comma ends the opening phrase
+		}
 		if ns > 0 && (x.tagAt(ns-1) == "POS" || x.lowerAt(ns-1) == "of" || x.lowerAt(ns-1) == "as" || x.tagAt(ns-1) == "DT" || isAdj(x.tagAt(ns-1))) {
 			continue // "the Expat, …", "version of Quill, the …": the name is a modifier; "passed as NULL, a …": a value
 		}

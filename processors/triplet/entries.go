@@ -57,8 +57,10 @@ func programOf(title string) string {
 
 // entryKinds are the plural nouns of a section heading over identifier
 // entries ("## Rebindable functions", "Directives"), and what one entry is.
+// (Not "options": a bare word under "Options" is a value of one, as
+// sphinx-build's builders are, not an option.)
 var entryKinds = map[string]string{"functions": "function", "commands": "command", "directives": "directive",
-	"variables": "variable", "settings": "setting", "options": "option", "statements": "statement",
+	"variables": "variable", "statements": "statement",
 	"parameters": "parameter", "properties": "property", "hooks": "hook", "macros": "macro", "targets": "target"}
 
 // asideRe is a parenthesis inside a description.

@@ -188,6 +188,9 @@ type sent struct {
 	// ("the iburst option"); a bare version ("in version 2.4") does not
 	// say which program's release it is.
 	kindHead bool
+	// commonHead: a weak head whose first word the chunk also writes in
+	// lower case, a common word ("Server support"), not a name.
+	commonHead bool
 }
 
 func (x *sent) str(i, j int) string { return x.s[x.ts[i].start:x.ts[j-1].end] }
@@ -331,6 +334,7 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	}
 	if named && hs == 0 && x.weakName(he, r) {
 		x.weakHead = true
+		x.commonHead = r.lower[x.ts[hs].lower] // "Server support …" where the chunk writes "server" too
 	}
 	if named && he-hs == 2 && x.ts[hs].lower == "the" && versionedName(x.ts[hs+1].text) {
 		head = x.str(hs+1, he) // "The Nettle-3.5.1 corrects …": no article before a release
@@ -1145,8 +1149,10 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 		}
 	case "by":
 		// The agent is a name, not a thing named after one ("GDB's
-		// "mini debuginfo" feature" is no one to ask "Who …?" about).
-		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && !x.laterAgent(e) && (x.ts[e-1].named() || agentNouns[x.ts[e-1].lower]) && !x.possessive(j+1, e) &&
+		// "mini debuginfo" feature" is no one to ask "Who …?" about); the
+		// subject is one ("Server support was contributed by …": support
+		// of what?).
+		if e := x.np(j + 1); !x.commonHead && e > j+1 && x.hasProper(j+1, e) && !x.listAfter(e) && !x.laterAgent(e) && (x.ts[e-1].named() || agentNouns[x.ts[e-1].lower]) && !x.possessive(j+1, e) &&
 			!strings.ContainsAny(x.str(j+1, e), "\"'“”") {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
