@@ -96,6 +96,10 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	f := strings.Fields(strings.ToLower(relation))
 	subject := questionCase(head)
 	last := f[len(f)-1]
+	if len(f) == 4 && f[0] == "can" && f[1] == "be" {
+		// "The Exim book can be found at https://…": where to get it
+		return "Where can " + subject + " be " + f[2] + "?", true
+	}
 	if f[0] == "must" {
 		// A requirement: "Where must public Python 3 modules be
 		// installed?", "What must the quill2 package depend on?"

@@ -57,6 +57,11 @@ func TestExtractDocProse(t *testing.T) {
 		// A thing named in lower case before its kind is named.
 		{"The maxdelay option sets the maximum delay of a measurement.", "The maxdelay option", "sets", "the maximum delay of a measurement", KindVerb},
 		{"The following option sets the maximum delay of a measurement.", "", "", "", ""},
+		// Where a named thing is to be had; an acronym inside a definition.
+		{"Releases of Quill can be downloaded from ftp://ftp.quill.example/pub/quill/.", "Releases of Quill", "can be downloaded from", "ftp://ftp.quill.example/pub/quill/", KindVerb},
+		{"The Quill changelog can be found in the file called doc/ChangeLog.", "The Quill changelog", "can be found in", "doc/ChangeLog", KindVerb},
+		{"The Quill changelog can be found in many places.", "", "", "", ""},
+		{"Quillmail is a mail transfer agent (MTA).", "Quillmail", "is", "a mail transfer agent (MTA)", KindCopula},
 		// One of a list is no answer.
 		{"The rtcsync directive is supported on Linux and macOS.", "", "", "", ""},
 		{"Quillpad's plugin loader was added in Quillpad 3.1.", "Quillpad's plugin loader", "was added in", "Quillpad 3.1", KindVerb},

@@ -529,6 +529,12 @@ func (x *sent) np(i int) int {
 		case t.tag == "POS" && last == j-1:
 			// "Northwind's chief executive"
 		case t.text == "-" && last == j-1:
+		case t.text == "(" && last == j-1 && j+2 < len(x.ts) && x.ts[j+2].text == ")" && capitalsWord(x.ts[j+1].text) &&
+			(isNoun(x.tagAt(j+3)) || x.tagAt(j+3) == "IN" || x.tagAt(j+3) == "," || x.tagAt(j+3) == "."):
+			// "a mail transfer agent (MTA) for hosts": the acronym of the
+			// phrase, which goes on after it
+			last = j + 2
+			j += 2
 		case (t.lower == "and" || t.lower == "or" || t.lower == ",") && last < 0 && isAdj(x.tagAt(j-1)) &&
 			(isAdj(x.tagAt(j+1)) || t.lower == "," && isProper(x.tagAt(j+1)) && x.ts[j+1].named() && (isAdj(x.tagAt(j+2)) || isNoun(x.tagAt(j+2)))):
 			// "a lightweight and flexible command-line processor", "a
@@ -862,6 +868,9 @@ func (x *sent) predicate(head string, hs, i int, introDate string) []Triple {
 	v := x.ts[i]
 	if v.lower == "must" {
 		return x.requirement(head, i)
+	}
+	if v.lower == "can" {
+		return x.foundAt(head, i)
 	}
 	if v.tag == "MD" || v.tag == "TO" || !isVerb(v.tag) && v.lower != "'s" {
 		return nil
@@ -1487,8 +1496,8 @@ func (x *sent) definition(hs, k, e int) bool {
 	} else if x.ts[hs].lower == "the" && x.properRun(hs+1) >= hs+3 && copulas[x.lowerAt(x.properRun(hs+1))] {
 		hs++ // "The Debian Free Software Guidelines are …": a name of several words
 	}
-	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) {
-		return false
+	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) && !(x.ts[e-1].text == ")" && isNoun(x.tagAt(e-4))) {
+		return false // (a phrase ends in a noun, or in its acronym: "a mail transfer agent (MTA)")
 	}
 	switch x.ts[k].lower {
 	case "a", "an":
@@ -1817,3 +1826,57 @@ func (x *sent) pastEvent(i int) bool {
 	}
 	return false
 }
+
+// capitalsWord: an acronym, "MTA", "HTTP2".
+func capitalsWord(w string) bool {
+	if len(w) < 2 || len(w) > 8 {
+		return false
+	}
+	for i, r := range w {
+		if !(r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// foundVerbs say where a thing is to be had: "can be found in …", "can be
+// downloaded from …".
+var foundVerbs = set("found", "obtained", "downloaded", "fetched", "retrieved", "located")
+
+// foundAt reads "X can be found in the file doc/NewStuff", "X can be
+// downloaded from https://…" (the modal at i): where a named thing is, a
+// path, an address or a file named by code that ends the clause, asked
+// "Where can X be found?".
+func (x *sent) foundAt(head string, i int) []Triple {
+	if !x.subjNamed || x.weakHead || x.lowerAt(i+1) != "be" {
+		return nil
+	}
+	k := i + 2
+	for x.tagAt(k) == "RB" && !neg(x.lowerAt(k)) && !partialAdverbs[x.lowerAt(k)] {
+		k++
+	}
+	p := x.lowerAt(k + 1)
+	if !foundVerbs[x.lowerAt(k)] || p != "in" && p != "at" && p != "from" && p != "on" {
+		return nil
+	}
+	j := k + 2
+	if x.lowerAt(j) == "the" && (x.lowerAt(j+1) == "file" || x.lowerAt(j+1) == "directory") {
+		j += 2
+		if x.lowerAt(j) == "called" || x.lowerAt(j) == "named" {
+			j++
+		}
+	}
+	if j >= len(x.ts) || !(codeToken(x.ts[j].text) || pathLike(x.ts[j].text)) || !x.closes(j+1) && x.lowerAt(j+1) != "(" {
+		return nil
+	}
+	return []Triple{{Head: head, Relation: "can be " + x.lowerAt(k) + " " + p, Tail: x.str(j, j+1), Kind: KindVerb}}
+}
+
+// pathLike: a relative path ("doc/ChangeLog", "docs/index.rst").
+func pathLike(w string) bool {
+	i := strings.IndexByte(w, '/')
+	return i > 0 && i < len(w)-1 && !strings.ContainsAny(w, " <>\"'") && isLetterByte(w[0]) && isLetterByte(w[i+1])
+}
+
+func isLetterByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
