@@ -1166,7 +1166,14 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 			return []Triple{{Head: head, Relation: be + " " + participle + " by", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 	case "under":
-		// "Valgrind is licensed under the GNU General Public License"
+		// "Valgrind is licensed under the GNU General Public License",
+		// "… under the terms of the GNU General Public Licence, a copy of
+		// which …": the licence itself
+		if x.lowerAt(j+1) == "the" && x.lowerAt(j+2) == "terms" && x.lowerAt(j+3) == "of" {
+			if e := x.np(j + 4); e > j+4 && x.hasProper(j+4, e) && (x.closes(e) || x.lowerAt(e) == "(" || x.lowerAt(e) == ",") && !x.listAfter(e) {
+				return []Triple{{Head: head, Relation: be + " " + participle + " under", Tail: x.str(j+4, e), Kind: KindVerb}}
+			}
+		}
 		if e := x.np(j + 1); e > j+1 && x.hasProper(j+1, e) && (x.closes(e) || x.lowerAt(e) == "(") && !x.listAfter(e) {
 			return []Triple{{Head: head, Relation: be + " " + participle + " under", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
@@ -1587,6 +1594,9 @@ func (x *sent) listAfter(e int) bool {
 	}
 	if x.lowerAt(k) == "," && x.appositionCloses(e) {
 		return false // "hosted by Savannah, the FSF's online development tool."
+	}
+	if x.lowerAt(k) == "," && x.lowerAt(k+1) == "a" && x.lowerAt(k+3) == "of" && (x.lowerAt(k+4) == "which" || x.lowerAt(k+4) == "whom") {
+		return false // "the GNU General Public Licence, a copy of which …": a clause about it
 	}
 	if x.lowerAt(k) == "," {
 		k++
