@@ -966,7 +966,10 @@ func termDefaults(chunk, title string) []Triple {
 	term := ""
 	for _, l := range lines {
 		if m := settingTerm.FindStringSubmatch(l.text); m != nil {
-			term = m[1] + strings.Replace(m[2], "[no-]", "", 1) // "--[no-]verify": the option is "--verify"
+			t := m[1] + strings.Replace(m[2], "[no-]", "", 1) // "--[no-]verify": the option is "--verify"
+			if term == "" || "--no-"+strings.TrimPrefix(term, "--") != t {
+				term = t // (after "--ahead-behind", "--no-ahead-behind" is the same entry's negation)
+			}
 			continue
 		}
 		if strings.HasPrefix(l.text, "#") || optionLine.MatchString(l.text) || placeholderLine.MatchString(l.text) {
