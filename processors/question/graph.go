@@ -523,6 +523,18 @@ func (g *Graph) distinct(n, rel, period, skip string, out bool) int {
 	return count
 }
 
+// repeated reports another edge stating the same fact (head, relation,
+// period and tail) in another chunk, with a smaller id.
+func (g *Graph) repeated(e *Edge) bool {
+	h, t := g.head(e), g.tail(e)
+	for _, o := range g.outRel[h][e.rel+"\x00"+e.period] {
+		if o.ID < e.ID && o.ChunkID != e.ChunkID && g.tail(o) == t {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *Graph) eachRel(idx map[string]map[string]map[string]*Edge, n, key string, fn func(*Edge)) {
 	for _, e := range idx[n][key] {
 		fn(e)

@@ -210,6 +210,7 @@ const (
 	RejectOneChunk  = "one_chunk"  // one chunk answers a multi-hop question alone
 	RejectHubPivot  = "hub_pivot"  // a pivot is too generic (pivot rarity)
 	RejectRedundant = "redundant"  // a path with a shortcut
+	RejectDuplicate = "duplicate"  // the same fact asked from another chunk
 	RejectDegree    = "degree"     // RARE's single-hop degree constraints
 	RejectStale     = "stale_edge" // an edge left the graph
 	RejectPeriods   = "periods"    // a multi-hop set mixes facts of different periods
@@ -231,6 +232,12 @@ func (g *Graph) Valid(in *Instance, lim PatternLimits) string {
 		e := in.Edges[0]
 		if !unique(e) {
 			return RejectAmbiguous
+		}
+		if g.repeated(e) {
+			// "Where is the Kea project website available?" from the same
+			// paragraph on nine manual pages: asked once, from the chunk
+			// whose edge id is least (whatever order they came in)
+			return RejectDuplicate
 		}
 		if lim.SingleHop == "rare" {
 			h, t := g.head(e), g.tail(e)

@@ -623,7 +623,8 @@ func comparativeGenus(w string) bool {
 
 // partNouns name a part or a role of some program, which a subject must
 // say: "the XML output", "an interactive tool".
-var partNouns = toSet(`output input implementation server client backend frontend driver parser engine tool tools`)
+var partNouns = toSet(`output input implementation server client backend frontend driver parser engine tool tools
+script scripts`)
 
 // capitalsRe is a word in capitals: "XML", "DMARC", "TLS".
 var capitalsRe = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,7}$`)
@@ -641,4 +642,5 @@ func allAdjectives(ts []tag.Token) bool {
 }
 
 var mannerAdjectives = toSet(`interactive graphical command-line simple small little powerful lightweight fast flexible
-portable general-purpose easy-to-use full-featured versatile popular useful handy tiny minimal generic`)
+portable general-purpose easy-to-use full-featured versatile popular useful handy tiny minimal generic
+shell command line command-line`)

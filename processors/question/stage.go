@@ -86,7 +86,7 @@ const RejectNoTemplate = "no_template"
 // Reasons lists every reason a pattern instance can be turned down for.
 var Reasons = []string{RejectNoTemplate, CheckAnswerNonEmpty, CheckAnswerInChunk, CheckQuestionDiffers,
 	CheckAnswerNotInQuestion, CheckSubjectNamed, CheckAnswerWhole, CheckAnswerSpecific, CheckQuestionSpecific, RejectAmbiguous, RejectOneChunk,
-	RejectHubPivot, RejectRedundant, RejectDegree, RejectPivotNamed, RejectPeriods, RejectLLMWriter, RejectLLMScore, RejectLLMScorer, RejectEmbedder}
+	RejectHubPivot, RejectRedundant, RejectDuplicate, RejectDegree, RejectPivotNamed, RejectPeriods, RejectLLMWriter, RejectLLMScore, RejectLLMScorer, RejectEmbedder}
 
 // NewStage returns the question stage; state may be nil (nothing
 // persisted: tests and benchmarks).
