@@ -978,7 +978,7 @@ func entryQuestion(desc, kind string) (string, bool) {
 		if sep != "and" && sep != "or" && sep != "," {
 			continue
 		}
-		last := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
+		final := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
 		if i-2 != prev && sep != "," && verbAfterTo(strings.ToLower(ts[i-2].Text)) {
 			continue // "into pairs of delete and create": two words that coordinate with each other
 		}
@@ -986,7 +986,7 @@ func entryQuestion(desc, kind string) (string, bool) {
 		case ts[i].Tag == "VB" || ts[i].Tag == "VBP":
 			// "Open the diff … and let the user edit it"
 		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," ||
-			last && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
+			final && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
 			// "Create, list, delete or verify a tag", "Show the version
 			// and exit": a verb of a run of verbs, or the last word, that
 			// the tagger reads as a noun

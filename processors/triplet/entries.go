@@ -30,7 +30,7 @@ var inlineEntryRe = regexp.MustCompile(`^\s*(?:[-*+]\s+)?(` + optionTerm + `)(?:
 var optionNameRe = regexp.MustCompile(`(?:^|[\s,])(-[?@#$%]|--?(?:\[no-\])?[A-Za-z0-9][\w-]*)`)
 
 // identifierTermRe is a term line that is one identifier: "wordcount",
-// "mark_old", "DocumentRoot".
+// "mark_old" (written in lower case, as a function or directive is).
 var identifierTermRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*[a-z0-9]$`)
 
 // manTitleRe is a manual page's title, "git-add(1)": the program it
