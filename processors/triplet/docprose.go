@@ -274,14 +274,21 @@ func (x *sent) listBefore(i int) bool {
 // the clause: "The Quill home page is https://quill.example/." gives (The
 // Quill home page, is, https://quill.example/).
 func (x *sent) codeTail(head string, hs int, be string, k int) []Triple {
-	if x.lowerAt(k) == "at" && addressNouns[x.lowerAt(k-2)] {
+	noun := x.lowerAt(k - 2)
+	for j := k - 3; j > hs && !addressNouns[noun]; j-- {
+		if w := x.lowerAt(j); w == "of" || w == "for" {
+			noun = x.lowerAt(j - 1) // "The official home page of Mutt is …"
+			break
+		}
+	}
+	if x.lowerAt(k) == "at" && addressNouns[noun] {
 		k++ // "Wget's home page is at <https://…>"
 		if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) {
 			return nil
 		}
 		return []Triple{{Head: head, Relation: be, Tail: x.str(k, k+1), Kind: KindCopula}}
 	}
-	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" || !addressNouns[x.lowerAt(k-2)] {
+	if k >= len(x.ts) || !codeToken(x.ts[k].text) || !x.closes(k+1) && x.lowerAt(k+1) != "(" || !addressNouns[noun] {
 		return nil
 	}
 	return []Triple{{Head: head, Relation: be, Tail: x.str(k, k+1), Kind: KindCopula}}

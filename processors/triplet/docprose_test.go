@@ -62,6 +62,7 @@ func TestExtractDocProse(t *testing.T) {
 		{"The Quill changelog can be found in the file called doc/ChangeLog.", "The Quill changelog", "can be found in", "doc/ChangeLog", KindVerb},
 		{"The Quill changelog can be found in many places.", "", "", "", ""},
 		{"Quillmail is a mail transfer agent (MTA).", "Quillmail", "is", "a mail transfer agent (MTA)", KindCopula},
+		{"The official home page of Quill is https://quill.example/.", "The official home page of Quill", "is", "https://quill.example/", KindCopula},
 		// One of a list is no answer.
 		{"The rtcsync directive is supported on Linux and macOS.", "", "", "", ""},
 		{"Quillpad's plugin loader was added in Quillpad 3.1.", "Quillpad's plugin loader", "was added in", "Quillpad 3.1", KindVerb},
