@@ -33,6 +33,20 @@ func TestEntryQuestion(t *testing.T) {
 			t.Errorf("%q: got %q → %q %v, want %q → %q %v", tc.head, q.Question, q.Answer, q.Aliases, tc.want, tc.tail, tc.aliases)
 		}
 	}
+	// Only the term lines name aliases: not an option the description
+	// mentions, nor a Markdown list's marker.
+	for _, tc := range []struct {
+		sentence, answer string
+		want             []string
+	}{
+		{"-P, --pickaxe-regex\n\nTreat the <string> given to -S as an extended POSIX regular expression.", "--pickaxe-regex", []string{"-P"}},
+		{"- `--dry-run`: Print the files to remove.", "--dry-run", nil},
+		{"-q, --quiet   Print no messages and exit -x.", "-q", []string{"--quiet"}},
+	} {
+		if got := entryAliases(tc.sentence, tc.answer); !slices.Equal(got, tc.want) {
+			t.Errorf("entryAliases(%q) = %v, want %v", tc.sentence, got, tc.want)
+		}
+	}
 	// The term in the question gives the answer away: not asked.
 	if q, _ := Build(&schemas.Triplet{TripletID: "t", ChunkID: "c", Head: "Enable file locking when editing files", Relation: "option",
 		Tail: "--locking", Kind: kindEntry, SourceSentence: "--locking\n\nEnable file locking when editing files.", ChunkText: "--locking\n\nEnable file locking when editing files.\n"}); q != nil {

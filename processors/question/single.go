@@ -3,6 +3,7 @@ package question
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/robustream/robustream/schemas"
 )
@@ -62,11 +63,17 @@ func Build(t *schemas.Triplet) (*schemas.Question, string) {
 
 // entryAliases returns the other names of a reference entry's term, as its
 // term lines give them ("-f" for "--force").
+// The term lines come first; the description, which opens with a capital,
+// ends them ("treats the <string> given to -S as …" names no alias).
 func entryAliases(sentence, answer string) []string {
 	var out []string
 	for _, l := range strings.Split(sentence, "\n") {
 		for _, f := range strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == ',' || r == '`' || r == '*' }) {
-			if n, _, _ := strings.Cut(f, "="); strings.HasPrefix(n, "-") && len(n) > 1 && n != answer && !slices.Contains(out, n) {
+			if r := []rune(f)[0]; unicode.IsUpper(r) {
+				return out // the description
+			}
+			n, _, _ := strings.Cut(strings.TrimRight(f, ":;.—–"), "=")
+			if strings.HasPrefix(n, "-") && len(n) > 1 && n != answer && !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}

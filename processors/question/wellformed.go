@@ -110,10 +110,10 @@ func abstractNoun(w string) bool {
 var auxiliaries = toSet(`be been being is are was were am has have had do does did will would shall should
 can could may might must usually often always never sometimes also still already typically generally`)
 
-// AnswerWhole reports whether answer reads as a whole phrase.
 // optionNameRe is a command-line option's name: "-t", "--name-only".
 var optionNameRe = regexp.MustCompile(`^--?[A-Za-z0-9][\w-]*$`)
 
+// AnswerWhole reports whether answer reads as a whole phrase.
 func AnswerWhole(answer string) bool {
 	w := wordsOf(answer)
 	if len(w) == 0 {
