@@ -228,6 +228,28 @@ func TestDebianFresh6Sample(t *testing.T) {
 	checkSample(t, "sixth fresh Debian sample", fresh6Dir, 60, 0.95, 1.80)
 }
 
+// The seventh fresh Debian sample (testdata/debian-fresh7/SOURCES.md):
+// the manual pages of couriertcpd, Alpine, three Open vSwitch tools and
+// Flex's scanner options, Postfix's basic configuration and SOHO guides,
+// Xapian's install and overview pages, the opening chapters of restic's
+// manual, three Buildah tutorials, NUT's README, and five packages' NEWS,
+// drawn by a helper who ran nothing of the project on them, measured once
+// with the rules frozen at 8f2c106 and labelled by hand.
+const fresh7Dir = "testdata/debian-fresh7"
+
+// TestDebianFresh7Sample is TestDebianFreshSample for the seventh sample.
+func TestDebianFresh7Sample(t *testing.T) {
+	// Measured when the sample was labelled (rules frozen at 8f2c106): 5
+	// usable of 16 (31%), 0.14 per 1,000 words of prose, the held-out
+	// figure. Few of its manual pages have a title the rules read as a
+	// program's ("couriertcpd", "Options for Scanner Speed and Size
+	// (Lexical Analysis With Flex …)"), so almost no option is asked; the
+	// bad ones are prose questions that name no program, answers cut
+	// short, and proftpd's "Issue 1533 - mod_tls …" lines read as
+	// subjects. Not fixed in the session that measured it.
+	checkSample(t, "seventh fresh Debian sample", fresh7Dir, 5, 0.30, 0.13)
+}
+
 // checkSample regenerates the questions of a labelled sample's two parts
 // (dir/prose and dir/relnotes, each one graph, read by sampleKnowledge),
 // fails when they are not exactly the labels of dir/labels.tsv, prints the
