@@ -246,8 +246,10 @@ func TestDebianFresh7Sample(t *testing.T) {
 	// (Lexical Analysis With Flex …)"), so almost no option is asked; the
 	// bad ones are prose questions that name no program, answers cut
 	// short, and proftpd's "Issue 1533 - mod_tls …" lines read as
-	// subjects. Not fixed in the session that measured it.
-	checkSample(t, "seventh fresh Debian sample", fresh7Dir, 5, 0.30, 0.13)
+	// subjects. The last are no longer read (a subject with " - " in it is
+	// a change log's label): 13 questions, 5 usable (38%), the floor; the
+	// rest were not fixed in the session that measured it.
+	checkSample(t, "seventh fresh Debian sample", fresh7Dir, 5, 0.35, 0.13)
 }
 
 // checkSample regenerates the questions of a labelled sample's two parts

@@ -664,7 +664,8 @@ func termTriples(chunk, title string) []Triple {
 			}
 			mt := manTitleRe.FindStringSubmatch(strings.TrimSpace(title))
 			man := mt != nil && mt[1] == term && (mt[2] == "1" || mt[2] == "8") // the NAME line of a command's manual page
-			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) || man && verbReading(tagSentence(desc)) {
+			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) || verbFirst(tagSentence(desc)) ||
+				man && verbReading(tagSentence(desc)) {
 				// "egd - Use the module …", "git-rebase - Reapply commits
 				// …": what to do, not what it is; on the manual page of
 				// that command, what it does (entryTriples)

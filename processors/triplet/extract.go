@@ -323,6 +323,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if x.lowerAt(hs) == "only" {
 		return out // "Only Mac OS X supports …": said to exclude the others, not of the subject
 	}
+	if strings.Contains(x.str(hs, min(he+2, len(x.ts))), " - ") {
+		return out // "Issue 1533 - mod_tls module allow …": a change log's label and title, not a subject
+	}
 	if bareRelease(head) || bareReference(head) || documentPart(head) || x.deictic(hs, he) && (r.docTopic == "" || !x.genericSubject(hs, he)) {
 		return out // "Version 1 was released in June 1989": a version of what the text is about, unnamed
 	}
