@@ -63,6 +63,8 @@ func TestExtractDocProse(t *testing.T) {
 		{"The Quill changelog can be found in many places.", "", "", "", ""},
 		{"Quillmail is a mail transfer agent (MTA).", "Quillmail", "is", "a mail transfer agent (MTA)", KindCopula},
 		{"The official home page of Quill is https://quill.example/.", "The official home page of Quill", "is", "https://quill.example/", KindCopula},
+		// A value of an unnamed setting is no subject.
+		{"Value 0 turns off rate limiting.", "", "", "", ""},
 		// A change log's label and title is no subject.
 		{"Issue 1533 - mod_tls module allow TLS handshake to be retried.", "", "", "", ""},
 		// One of a list is no answer.

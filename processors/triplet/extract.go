@@ -323,6 +323,9 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if x.lowerAt(hs) == "only" {
 		return out // "Only Mac OS X supports …": said to exclude the others, not of the subject
 	}
+	if he-hs == 2 && roleLikeGeneric[x.ts[hs].lower] && x.tagAt(hs+1) == "CD" {
+		return out // "Value 0 turns off rate limiting": the value of which setting?
+	}
 	if strings.Contains(x.str(hs, min(he+2, len(x.ts))), " - ") {
 		return out // "Issue 1533 - mod_tls module allow …": a change log's label and title, not a subject
 	}

@@ -259,6 +259,20 @@ func TestExtractTableMarks(t *testing.T) {
 	}
 }
 
+// TestExtractTableValueRows: a table whose first column holds a setting's
+// values ("| type | default |" under the setting's heading) names no thing
+// in its rows; a header that is a clause ("What happens") and a cell that
+// points elsewhere ("(see description)") are not asked either.
+func TestExtractTableValueRows(t *testing.T) {
+	chunk := "#### FileCreateMode\n\n| type | default | mandatory |\n|---|---|---|\n| octalNumber | 0644 | no |\n\n" +
+		"| Mode | What happens | Default |\n|---|---|---|\n| quill | Read from local | (see description) |\n| lint | Write | 4 |\n"
+	got := tableFacts(chunk)
+	want := []string{"lint|Default|4"}
+	if !slices.Equal(got, want) {
+		t.Errorf("table facts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestExtractTablePlaceholders: a cell that records the absence of a value
 // ("n/a", any dash, "none", "TBD", "Not applicable", blanks of punctuation)
 // never becomes a triple, so it can never become a gold answer; real values

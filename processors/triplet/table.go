@@ -20,6 +20,13 @@ func tableTriples(chunk string) []Triple {
 			continue
 		}
 		header := cells(lines[i].text)
+		if valueColumns[strings.ToLower(strings.Trim(header[0], "*_ "))] {
+			// "| type | default | mandatory |" under "#### FileCreateMode":
+			// each row holds values of one setting the heading names, so
+			// its first cell ("octalNumber") is no thing to ask about
+			i++
+			continue
+		}
 		for k := i + 2; k < len(lines) && isRow(lines[k].text); k++ {
 			row := cells(lines[k].text)
 			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) || condition(row[0]) {
@@ -30,7 +37,7 @@ func tableTriples(chunk string) []Triple {
 			for c := 1; c < len(row) && c < len(header); c++ {
 				h := strings.TrimSpace(strings.Trim(header[c], "*_"))
 				v := strings.TrimSpace(strings.Trim(row[c], "*_"))
-				if h == "" || repeatedHeader(header, c) || strings.HasSuffix(h, ".") || strings.HasSuffix(h, "?") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
+				if h == "" || repeatedHeader(header, c) || clauseHeader(h) || pointerCell(v) || strings.HasSuffix(h, ".") || strings.HasSuffix(h, "?") || placeholderCell(v) || !strings.Contains(lines[k].text, v) ||
 					linkMarkup(v) || linkMarkup(row[0]) || freeTextColumn(h) || proseCell(v) || booleanCell(v) ||
 					listCell(v) || listCell(row[0]) {
 					// an abbreviated header ("Decompress.") is not a
@@ -191,4 +198,30 @@ func repeatedHeader(header []string, c int) bool {
 		}
 	}
 	return false
+}
+
+// valueColumns head a first column of values rather than of things: a
+// setting's type, format or value.
+var valueColumns = map[string]bool{"type": true, "data type": true, "datatype": true, "kind": true, "format": true,
+	"value": true, "values": true, "default": true, "syntax": true}
+
+// clauseHeader: a header that is a clause or a question ("What happens",
+// "How it works"), not an attribute a question can name.
+func clauseHeader(h string) bool {
+	f := strings.Fields(strings.ToLower(h))
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "what", "how", "when", "where", "why", "which", "who", "does", "is", "can":
+		return true
+	}
+	return false
+}
+
+// pointerCell: a cell that sends the reader elsewhere ("(see description)",
+// "see below").
+func pointerCell(v string) bool {
+	w := strings.Fields(strings.ToLower(strings.Trim(v, "()[] ")))
+	return len(w) > 0 && (w[0] == "see" || w[0] == "cf." || w[0] == "refer")
 }
