@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/jdkato/prose/v3/tag"
+	"github.com/robustream/robustream/processors/text"
 )
 
 // Checks of what a question asks (docs/methods.md, Question synthesis and
@@ -430,10 +431,10 @@ func genericSubject(head string) bool {
 	if len(f) == 0 {
 		return true
 	}
-	if m := kindNamedRe.FindStringSubmatch(strings.ToLower(head[:1]) + head[1:]); m != nil && len(f) == 3 && !notNames[m[1]] {
+	if m := kindNamedRe.FindStringSubmatch(strings.ToLower(head[:1]) + head[1:]); m != nil && len(f) == 3 && !text.NotName(m[1]) {
 		return false // "the maxdelay option": named in lower case
 	}
-	if len(f) == 3 && strings.EqualFold(f[0], "the") && capitalsRe.MatchString(f[1]) && (genericNouns[strings.ToLower(f[2])] || partNouns[strings.ToLower(f[2])]) {
+	if len(f) == 3 && strings.EqualFold(f[0], "the") && text.Acronym(f[1]) && (genericNouns[strings.ToLower(f[2])] || partNouns[strings.ToLower(f[2])]) {
 		return true // "the XML output", "the DMARC implementation": of which program?
 	}
 	if len(f) == 1 && unnamed[strings.ToLower(f[0])] {
@@ -625,9 +626,6 @@ func comparativeGenus(w string) bool {
 // say: "the XML output", "an interactive tool".
 var partNouns = toSet(`output input implementation server client backend frontend driver parser engine tool tools
 script scripts`)
-
-// capitalsRe is a word in capitals: "XML", "DMARC", "TLS".
-var capitalsRe = regexp.MustCompile(`^[A-Z][A-Z0-9]{1,7}$`)
 
 // allAdjectives: adjectives of manner only ("interactive", "text-based",
 // "small"), which say how a thing is used, not what it is for ("a

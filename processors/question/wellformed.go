@@ -8,6 +8,7 @@ import (
 
 	"github.com/jdkato/prose/v3/tag"
 	"github.com/jdkato/prose/v3/tokenize"
+	"github.com/robustream/robustream/processors/text"
 )
 
 // Checks that a person would make of a question before asking it
@@ -297,7 +298,7 @@ func questionNamed(q string) bool {
 			return true
 		}
 	}
-	if m := kindNamedRe.FindStringSubmatch(q); m != nil && !notNames[m[1]] {
+	if m := kindNamedRe.FindStringSubmatch(q); m != nil && !text.NotName(m[1]) {
 		return true // "What does the iburst option enable?"
 	}
 	// Software is named in lower case: a command line, an option or an
@@ -449,10 +450,6 @@ func answerPhrase(a string) bool {
 }
 
 // kindNamedRe: a thing named in lower case before its kind ("the iburst
-// option", "the makestep directive"; processors/triplet kindNamed).
-var kindNamedRe = regexp.MustCompile(`\bthe ([a-z][a-z0-9_.-]+) (?:option|directive|command|setting|function|variable|parameter|keyword|flag|statement|macro|subcommand)\b`)
-
-// notNames stand between "the" and such a kind without naming anything.
-var notNames = toSet(`following same above below previous next default new old first last second given specified
-appropriate relevant corresponding other additional main special particular optional required necessary single only
-whole entire usual standard current latter former respective original actual config configuration shell program user system`)
+// option", "the makestep directive"; processors/triplet kindNamed), the
+// kinds those of text.NamedKinds.
+var kindNamedRe = regexp.MustCompile(`\bthe ([a-z][a-z0-9_.-]+) (?:` + strings.Join(text.NamedKinds, "|") + `)\b`)

@@ -3,6 +3,9 @@ package triplet
 import (
 	"regexp"
 	"strings"
+	"unicode"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // KindEntry is a reference entry: a term line naming an option (or a
@@ -206,13 +209,11 @@ func headingText(l string) (string, bool) {
 	if strings.HasPrefix(l, "#") {
 		return strings.TrimSpace(strings.TrimLeft(l, "#")), true
 	}
-	if len(l) > 3 && len(l) < 40 && l == strings.ToUpper(l) && strings.IndexFunc(l, isLetter) >= 0 && !strings.HasPrefix(l, "-") {
+	if len(l) > 3 && len(l) < 40 && l == strings.ToUpper(l) && strings.IndexFunc(l, unicode.IsLetter) >= 0 && !strings.HasPrefix(l, "-") {
 		return l, true
 	}
 	return "", false
 }
-
-func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 // entryTerm reads a term line: its kind ("option", or the kind its
 // heading names), its names and the argument words it shows. kind is ""
@@ -383,18 +384,8 @@ func severalOptions(names []string) bool {
 	return len(long) > 1
 }
 
-// namedKinds are the nouns after which documentation names a thing in
-// lower case: "the iburst option", "the makestep directive".
-var namedKinds = set("option", "directive", "command", "setting", "function", "variable", "parameter", "keyword",
-	"flag", "statement", "macro", "subcommand")
-
-// notNames are the words that stand between "the" and such a noun without
-// naming anything: "the following command", "the same option".
-var notNames = set("following", "same", "above", "below", "previous", "next", "default", "new", "old", "first",
-	"last", "second", "given", "specified", "appropriate", "relevant", "corresponding", "other", "additional",
-	"main", "special", "particular", "optional", "required", "necessary", "single", "only", "whole", "entire",
-	"usual", "standard", "current", "latter", "former", "respective", "original", "actual", "config",
-	"configuration", "shell", "program", "user", "system")
+// namedKinds: text.NamedKinds as a set.
+var namedKinds = set(text.NamedKinds...)
 
 // kindNamed reports a subject "the W option" (directive, command, …) whose
 // W is one lower-case word that is no adjective: the option is named.
@@ -403,6 +394,6 @@ func (x *sent) kindNamed(hs, he int) bool {
 		return false
 	}
 	w := x.ts[hs+1]
-	return w.text == w.lower && len(w.text) > 2 && !notNames[w.lower] && !isAdj(w.tag) &&
+	return w.text == w.lower && len(w.text) > 2 && !text.NotName(w.lower) && !isAdj(w.tag) &&
 		w.tag != "VBN" && w.tag != "VBG" && w.tag != "CD" && w.tag != "RB" && !strings.ContainsAny(w.text, "'\"")
 }

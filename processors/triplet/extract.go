@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // badTail reports characters that no fact's value holds: layout and markup.
@@ -535,7 +537,7 @@ func (x *sent) np(i int) int {
 		case t.tag == "POS" && last == j-1:
 			// "Northwind's chief executive"
 		case t.text == "-" && last == j-1:
-		case t.text == "(" && last == j-1 && j+2 < len(x.ts) && x.ts[j+2].text == ")" && capitalsWord(x.ts[j+1].text) &&
+		case t.text == "(" && last == j-1 && j+2 < len(x.ts) && x.ts[j+2].text == ")" && text.Acronym(x.ts[j+1].text) &&
 			(isNoun(x.tagAt(j+3)) || x.tagAt(j+3) == "IN" || x.tagAt(j+3) == "," || x.tagAt(j+3) == "."):
 			// "a mail transfer agent (MTA) for hosts": the acronym of the
 			// phrase, which goes on after it
@@ -1843,19 +1845,6 @@ func (x *sent) pastEvent(i int) bool {
 	return false
 }
 
-// capitalsWord: an acronym, "MTA", "HTTP2".
-func capitalsWord(w string) bool {
-	if len(w) < 2 || len(w) > 8 {
-		return false
-	}
-	for i, r := range w {
-		if !(r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
 // foundVerbs say where a thing is to be had: "can be found in …", "can be
 // downloaded from …".
 var foundVerbs = set("found", "obtained", "downloaded", "fetched", "retrieved", "located")
@@ -1892,7 +1881,5 @@ func (x *sent) foundAt(head string, i int) []Triple {
 // pathLike: a relative path ("doc/ChangeLog", "docs/index.rst").
 func pathLike(w string) bool {
 	i := strings.IndexByte(w, '/')
-	return i > 0 && i < len(w)-1 && !strings.ContainsAny(w, " <>\"'") && isLetterByte(w[0]) && isLetterByte(w[i+1])
+	return i > 0 && i < len(w)-1 && !strings.ContainsAny(w, " <>\"'") && unicode.IsLetter(rune(w[0])) && unicode.IsLetter(rune(w[i+1]))
 }
-
-func isLetterByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
