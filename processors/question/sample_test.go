@@ -1,6 +1,8 @@
 package question_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,11 +13,13 @@ import (
 	"github.com/robustream/robustream/processors/question"
 	"github.com/robustream/robustream/processors/triplet"
 	"github.com/robustream/robustream/schemas"
-	"github.com/robustream/robustream/sources/htmltext"
+	"github.com/robustream/robustream/sources"
+	"github.com/robustream/robustream/sources/dir"
 )
 
-// sampleKnowledge reads files as the engine reads them (an .html page: its
-// main content and title; any other file: its text), chunks each, extracts
+// sampleKnowledge reads files as the engine's folder source reads them
+// (sources/dir: an HTML page's main content and title, a Markdown file's
+// first heading, a manual page's NAME line), chunks each, extracts
 // triplets with the page's title as the triplets stage does, and builds the
 // questions of all of them in one graph. It returns the graph and the
 // number of words read.
@@ -31,12 +35,16 @@ func sampleKnowledge(t *testing.T, files []string) (*question.Knowledge, int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		title, text := "", string(src)
-		if strings.HasSuffix(p, ".html") {
-			if title, text, err = htmltext.Extract(src); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
+		name := filepath.Base(p)
+		if !dir.Supported(name) {
+			name += ".txt" // "ferm-NEWS": a NEWS file renamed for the sample
 		}
+		title, text := "", string(src)
+		if c, err := dir.Convert(context.Background(), name, src); err == nil {
+			title, text = c.Title, c.Text
+		} else if !errors.Is(err, sources.ErrInvalidUTF8) {
+			t.Fatalf("%s: %v", p, err)
+		} // a Latin-1 NEWS the engine would refuse is read as it stands, as when the sample was labelled
 		words += len(strings.Fields(text))
 		id := filepath.Base(p)
 		pieces := chunk.Split(text, 0)

@@ -456,7 +456,7 @@ func extract(ctx context.Context, mime string, raw []byte) (title, text string, 
 	if strings.TrimSpace(text) == "" {
 		return "", "", ErrEmpty
 	}
-	return title, text, nil
+	return withManualTitle(title, text), text, nil
 }
 
 // markdownTitle is the text of the first heading line ("# Title").

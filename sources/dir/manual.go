@@ -1,0 +1,61 @@
+package dir
+
+import (
+	"regexp"
+	"strings"
+)
+
+// nameLineRe is the line under a manual page's NAME heading: one or more
+// program names, a dash, what the program is ("git-add - Add file contents
+// to the index", "couriertcpd — the Courier mail server TCP server daemon").
+var nameLineRe = regexp.MustCompile(`^([A-Za-z0-9][\w.+:-]*)(?:\s*,\s*[A-Za-z0-9][\w.+:-]*)*\s+(?:-|--|–|—)\s+(\S.*)$`)
+
+// manualTitle is "name — what it is" read from the NAME section that opens
+// a manual page (text as man(1) prints it, or HTML and Markdown renderings
+// with a "NAME" or "Name" heading), or "" when the text opens otherwise.
+// The heading must come within the first lines: a "Name" heading deep in a
+// guide is a section of it, not a page's name.
+func manualTitle(text string) string {
+	lines := strings.Split(text, "\n")
+	seen := 0
+	for i, l := range lines {
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#"))
+		if t == "" {
+			continue
+		}
+		if seen++; seen > 8 {
+			return ""
+		}
+		if t != "NAME" && t != "Name" {
+			continue
+		}
+		for _, next := range lines[i+1:] {
+			n := strings.TrimSpace(next)
+			if n == "" {
+				continue
+			}
+			m := nameLineRe.FindStringSubmatch(n)
+			if m == nil {
+				return ""
+			}
+			return m[1] + " — " + strings.TrimSpace(m[2])
+		}
+	}
+	return ""
+}
+
+// withManualTitle returns the title a document is given: title itself,
+// unless the text is a manual page whose NAME line says more than title
+// does (no title at all, as for a text file, or a title that is only the
+// program's name, as "couriertcpd" is).
+func withManualTitle(title, text string) string {
+	m := manualTitle(text)
+	if m == "" {
+		return title
+	}
+	name, _, _ := strings.Cut(m, " — ")
+	if t := strings.TrimSpace(title); t == "" || strings.EqualFold(t, name) {
+		return m
+	}
+	return title
+}
