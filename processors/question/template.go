@@ -67,7 +67,8 @@ func parseRelation(rel string) (verbForm, bool) {
 		// reads better than "What did the policy rate stand at …?".
 		return verbForm{copula: true, be: be, past: be == "was"}, true
 	}
-	verb, particle := f[0], strings.Join(f[1:], " ")
+	// The words after the verb keep their case: "uses for 64-bit Windows".
+	verb, particle := f[0], strings.Join(strings.Fields(rel)[1:], " ")
 	var lemma string
 	var past bool
 	switch {

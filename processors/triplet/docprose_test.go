@@ -32,7 +32,11 @@ func TestExtractDocProse(t *testing.T) {
 		// The relative clause of a bare definition is about the defined name.
 		{"Quillpad is a text editor that implements the Fjord Editing Protocol.", "Quillpad", "implements", "the Fjord Editing Protocol", KindVerb},
 		// "uses" with a named object; with a common one it says little.
-		{"Quillpad uses Fjord domain sockets to connect its parts.", "Quillpad", "uses", "Fjord domain sockets", KindVerb},
+		{"Quillpad uses Fjord domain sockets to connect its parts.", "Quillpad", "uses to connect its parts", "Fjord domain sockets", KindVerb},
+		// The purpose is part of the question; one that cannot be said whole
+		// gives none ("What does Quillpad use?" asks nothing).
+		{"Quillpad uses Fjord sockets to connect, and it works.", "", "", "", ""},
+		{"Borg uses SHA-256 for chunk ids.", "Borg", "uses for chunk ids", "SHA-256", KindVerb},
 		{"Quillpad uses a mostly normal build setup.", "", "", "", ""},
 		// Vague definitions and objects say nothing.
 		{"Quillpad is a freely available open-source package.", "", "", "", ""},

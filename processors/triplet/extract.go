@@ -1360,11 +1360,15 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			}
 			e = full
 		case x.subjNamed && !x.hasNumber(j, full) && !pronounObjects[x.ts[j].lower] && isNoun(x.tagAt(full-1)) && !x.listing(j, full) &&
-			plainObjectVerbs(x.ts[i].lower) && x.defEnd(full) > 0 && x.defEnd(full)-j <= 12:
+			plainObjectVerbs(x.ts[i].lower) && (x.defEnd(full) > 0 && x.defEnd(full)-j <= 12 || full-j <= 6 && x.purposeInfinitive(full) > 0):
 			// "Wget respects the Robot Exclusion Standard", "mawk
 			// implements the AWK language": the object, with what it is
-			// for, ends the clause.
+			// for, ends the clause ("requires administrator powers | to
+			// start instant commands": the adjunct below says it).
 			end := x.defEnd(full)
+			if end < 0 {
+				end = full
+			}
 			vague := x.vagueObject(j, full)
 			if pe := x.namingPhrase(full); vague && pe > full {
 				end, vague = pe, false // "files with a .gz extension"
@@ -1398,6 +1402,19 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			e = full
 		}
 		obj = e
+		if n := len(out); n > 0 && out[n-1].Kind == KindVerb && out[n-1].Relation == verb && (x.tagAt(i) == "VBZ" || x.tagAt(i) == "VBP") {
+			// "Podman uses Buildah | to build images", "Borg uses
+			// SHA-256 | for chunk ids": the object is what the verb
+			// takes for that purpose, and the question says it (a
+			// present fact of a program; a change log's past verbs are
+			// tied to their release as they were)
+			switch adj, ok := x.adjunct(obj); {
+			case !ok:
+				out = out[:n-1]
+			case adj != "":
+				out[n-1].Relation = verb + " " + adj
+			}
+		}
 		if changeVerbs[x.ts[i].lower] && x.lowerAt(obj) == "to" && len(out) > 0 {
 			// "changed the default settings to use DSCP AF21": what was
 			// changed is said with its infinitive, not without

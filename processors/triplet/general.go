@@ -355,6 +355,45 @@ func (x *sent) purpose(head, rel string, j int) []Triple {
 	return []Triple{{Head: head, Relation: rel, Tail: x.str(j, e), Kind: kindOfRelation(rel)}}
 }
 
+// adjunct reads a purpose after a verb's object at e: an infinitive ("to
+// build images") or a "for" phrase ("for chunk ids", "for reading
+// mailboxes") that is the rest of the sentence. It returns the phrase,
+// "" and true when none follows (the object ends the clause, or another
+// phrase follows that the question may leave out, as a price or a "for"
+// phrase it cannot read), or false when an infinitive of purpose follows
+// that cannot be said whole: "What does Podman use?" is no question when
+// the sentence says what for.
+func (x *sent) adjunct(e int) (string, bool) {
+	switch x.lowerAt(e) {
+	case "to":
+		if x.tagAt(e+1) != "VB" {
+			return "", true // "converts X to Y": a second object, left as it was
+		}
+		if end := x.purposeInfinitive(e); end > 0 && !x.deictic(e, end) && end-e <= 8 {
+			return x.str(e, end), true
+		}
+		return "", false
+	case "for":
+		if x.tagAt(e+1) == "VBG" {
+			end := x.restClause(e+1, e+1, func(k int, w string) bool { return conditional[w] || x.tagAt(k) == "PRP" })
+			if end > 0 && !x.deictic(e, end) && end-e <= 8 {
+				return x.str(e, end), true
+			}
+			return "", false
+		}
+		ne := x.np(e + 1)
+		if ne == e+1 || badHeads[x.lowerAt(e+1)] || pronounObjects[x.lowerAt(e+1)] || x.hasNumber(e+1, ne) {
+			return "", true // "for $693.9 million", "for its centre": a price, a beneficiary, left out as before
+		}
+		ne = x.ofNP(e+1, ne)
+		if !x.closes(ne) || x.listAfter(ne) || x.deictic(e+1, ne) || ne-e > 7 || x.vagueObject(e+1, ne) {
+			return "", true
+		}
+		return x.str(e, ne), true
+	}
+	return "", true
+}
+
 // kindOfRelation: an adjective's complement is a copula fact, a
 // participle's a verb fact.
 func kindOfRelation(rel string) string {

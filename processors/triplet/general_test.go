@@ -246,7 +246,7 @@ func TestExtractGeneral(t *testing.T) {
 		{"A new Fjord-only codec has been added. It is the Quill code page 65001.", "", "", "", ""},
 		// A change whose new state follows "to" is not asked without it.
 		{"Quillpad 7.8 changed the default Fjord settings to use the Quill mode.", "", "", "", ""},
-		{"Quillpad 7.8 uses the Fjord library to draw the Quill fonts.", "Quillpad 7.8", "uses", "the Fjord library", KindVerb},
+		{"Quillpad 7.8 uses the Fjord library to draw the Quill fonts.", "Quillpad 7.8", "uses to draw the Quill fonts", "the Fjord library", KindVerb},
 		// A name of several words after "the"; an infinitive of purpose
 		// completing a definition; a noun the tagger read as an adjective
 		// at the end of its phrase.
