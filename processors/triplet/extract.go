@@ -1008,6 +1008,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		}
 		return nil // a role: read by appositions when it names its organisation
 	}
+	if t, stop := x.identifying(head, hs, be, k, e); stop {
+		return t
+	}
 	e2 := x.acronymInside(x.ofNP(k, e))
 	switch {
 	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))) && !x.rangeOrComparison(e):

@@ -394,6 +394,51 @@ func (x *sent) adjunct(e int) (string, bool) {
 	return "", true
 }
 
+// identifyingAdjectives make "the … N" one thing of its kind: there is one
+// default backend, one official website.
+var identifyingAdjectives = set("default", "official", "main", "primary", "recommended", "preferred", "standard",
+	"only", "original", "current", "latest", "first", "canonical", "reference", "principal", "sole", "successor",
+	"predecessor", "upstream", "native")
+
+// identifying reads a copula whose complement at k..e names one thing of
+// a named scope: "the default backend in Xapian 1.4.x", "the official
+// website of Icinga", "the first release of Quill". It is asked the other
+// way round, for the subject: "What is the default backend in Xapian
+// 1.4.x?" → Glass. The subject is a name (a capital it keeps, or code),
+// the scope holds a name or a version, and the clause ends with it.
+// Without a scope ("Glass is the default backend.") it says which one the
+// subject is of a kind the chunk has in mind, and neither way round is a
+// question: stop is true.
+func (x *sent) identifying(head string, hs int, be string, k, e int) (out []Triple, stop bool) {
+	if x.ts[k].lower != "the" || e-k < 2 || e-k > 5 {
+		return nil, false
+	}
+	ident := false
+	for i := k + 1; i < e-1; i++ {
+		ident = ident || identifyingAdjectives[x.ts[i].lower] || x.tagAt(i) == "JJS"
+	}
+	if !ident || !isNoun(x.tagAt(e-1)) || genericNouns[x.ts[e-1].lower] {
+		return nil, false
+	}
+	if x.closes(e) {
+		return nil, true
+	}
+	p := x.lowerAt(e)
+	if p != "in" && p != "of" && p != "for" && p != "on" {
+		return nil, false
+	}
+	pe := x.np(e + 1)
+	if pe == e+1 || !(x.hasProper(e+1, pe) || x.version(e+1) > 0 || x.codeLike(pe-1)) || !x.closes(pe) || x.listAfter(pe) || x.possessive(e+1, pe) {
+		return nil, false
+	}
+	hw := strings.Fields(head)
+	if len(hw) == 0 || len(hw) > 4 || !isCapital(hw[0]) && !x.codeLike(hs) || pronounObjects[strings.ToLower(hw[0])] ||
+		badHeads[strings.ToLower(hw[0])] || x.deictic(hs, k) {
+		return nil, false
+	}
+	return []Triple{{Head: x.str(k, pe), Relation: be, Tail: head, Kind: KindCopula}}, true
+}
+
 // kindOfRelation: an adjective's complement is a copula fact, a
 // participle's a verb fact.
 func kindOfRelation(rel string) string {

@@ -74,6 +74,12 @@ func TestExtractGeneral(t *testing.T) {
 		// asked, the subject answers.
 		{"The Fjord Software Consortium is the main author of the Quill server.", "the main author of the Quill server", "is", "The Fjord Software Consortium", KindCopula},
 		{"The Fjord Software Consortium is the main author of many servers.", "", "", "", ""},
+		// A complement that is the one thing of its kind in a named scope is
+		// asked for the subject; without the scope it is neither way round.
+		{"Glass is the default backend in Quill 1.4.x.", "the default backend in Quill 1.4.x", "is", "Glass", KindCopula},
+		{"Fjordmail is the recommended mail server for Quillpad.", "the recommended mail server for Quillpad", "is", "Fjordmail", KindCopula},
+		{"Glass is the default backend.", "", "", "", ""},
+		{"This is the default backend in Quill 1.4.x.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
 		{"Most packages are packages that contain the detached symbols of a program.", "", "", "", ""},
