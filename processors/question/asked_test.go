@@ -51,6 +51,9 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "was developed at", "the University of Bergen", "Lintwerk was developed at the University of Bergen.", "Where was Lintwerk developed?"},
 		{"verb", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
 		{"verb", "Lintwerk", "is written in", "Go", "Lintwerk is written in Go.", "What is Lintwerk written in?"},
+		{"verb", "Lintwerk", "is known as", "Sid", "Lintwerk is known as Sid.", "What is Lintwerk known as?"},
+		{"verb", "Lintwerk", "uses to draw fonts", "the Quill library", "Lintwerk uses the Quill library to draw fonts.", "What does Lintwerk use to draw fonts?"},
+		{"copula", "the default backend in Lintwerk 1.4", "is", "Glass", "Glass is the default backend in Lintwerk 1.4.", "What is the default backend in Lintwerk 1.4?"},
 		// A command: "Which command".
 		{"verb", "Lintwerk", "runs", "lintwerk --check", "Before each commit Lintwerk runs `lintwerk --check` on the tree.", "Which command does Lintwerk run?"},
 		{"attribute", "quillpad", "command to rebuild the font cache", "quill-cache -f", "To rebuild the font cache, run quill-cache -f.",

@@ -79,6 +79,9 @@ func TestExtractGeneral(t *testing.T) {
 		{"Glass is the default backend in Quill 1.4.x.", "the default backend in Quill 1.4.x", "is", "Glass", KindCopula},
 		{"Fjordmail is the recommended mail server for Quillpad.", "the recommended mail server for Quillpad", "is", "Fjordmail", KindCopula},
 		{"Glass is the default backend.", "", "", "", ""},
+		// Another name of a named subject.
+		{"Quill is known as Sid.", "Quill", "is known as", "Sid", KindVerb},
+		{"Quill is known as a fast editor.", "", "", "", ""},
 		{"This is the default backend in Quill 1.4.x.", "", "", "", ""},
 		// A plural term is defined without an article.
 		{"Debug packages are packages that contain the detached symbols of a program.", "debug packages", "are", "packages that contain the detached symbols of a program", KindCopula},
