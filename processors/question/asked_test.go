@@ -51,6 +51,8 @@ func TestQuestionWordByAnswer(t *testing.T) {
 		{"verb", "Lintwerk", "was developed at", "the University of Bergen", "Lintwerk was developed at the University of Bergen.", "Where was Lintwerk developed?"},
 		{"verb", "Lintwerk", "is available from", "https://lintwerk.example.org/", "Lintwerk is available from https://lintwerk.example.org/.", "Where is Lintwerk available?"},
 		{"verb", "Lintwerk", "is written in", "Go", "Lintwerk is written in Go.", "What is Lintwerk written in?"},
+		{"release", "functions @eq, @ne", "were added in release of quillwall", "2.0.8", "- new functions @eq, @ne", "In which release of quillwall were functions @eq, @ne added?"},
+		{"release", "mountpoints", "were added to some log lines in release of Icequill", "2.4.1", "- add mountpoints to some log lines", "In which release of Icequill were mountpoints added to some log lines?"},
 		{"verb", "Lintwerk", "is known as", "Sid", "Lintwerk is known as Sid.", "What is Lintwerk known as?"},
 		{"verb", "Lintwerk", "uses to draw fonts", "the Quill library", "Lintwerk uses the Quill library to draw fonts.", "What does Lintwerk use to draw fonts?"},
 		{"copula", "the default backend in Lintwerk 1.4", "is", "Glass", "Glass is the default backend in Lintwerk 1.4.", "What is the default backend in Lintwerk 1.4?"},

@@ -723,6 +723,11 @@ var objectStops = map[string]bool{"in": true, "on": true, "at": true, "for": tru
 
 // releaseRe splits a release-note head into its subject and the release it
 // belongs to: "cat (coreutils 9.1)".
+// itemReleaseRe is the relation of a NEWS item (processors/triplet
+// newsItems): "was added in release of ferm", "were added to some log
+// lines in release of Icecast", "was removed in release of gperf".
+var itemReleaseRe = regexp.MustCompile(`^(was|were) (added|removed)((?: to .+?)?) in release of (\S+)$`)
+
 var releaseRe = regexp.MustCompile(`^(.+) \(([^()]*\d[^()]*)\)$`)
 
 // classRe finds the class noun written right after an identifier in a
@@ -749,6 +754,10 @@ var releaseAdverbs = map[string]bool{"now": true, "no": true, "longer": true, "a
 // coreutils 9.1, which syscall does cat now use?". A program named alone,
 // in lower case, is called a command: "the cksum command".
 func releaseQuestion(head, relation, tail, sentence string) (string, bool) {
+	if m := itemReleaseRe.FindStringSubmatch(strings.Join(strings.Fields(relation), " ")); m != nil {
+		// A NEWS item: "In which release of ferm were functions … added?"
+		return "In which release of " + m[4] + " " + m[1] + " " + head + " " + m[2] + m[3] + "?", true
+	}
 	subj, ctx := head, ""
 	if m := releaseRe.FindStringSubmatch(head); m != nil {
 		subj, ctx = m[1], m[2]

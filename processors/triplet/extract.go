@@ -105,6 +105,15 @@ func ExtractTitled(chunkText, title string) []Triple {
 		out = inRelease(out, rel, at)
 	}
 	out = append(out, rel...)
+	read := map[int]bool{}
+	for _, t := range out {
+		read[t.Sentence.Start] = true
+	}
+	for _, t := range newsItems(chunkText, title) {
+		if !read[t.Sentence.Start] {
+			out = append(out, t)
+		}
+	}
 	return dropAmbiguous(out)
 }
 

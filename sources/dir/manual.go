@@ -3,6 +3,7 @@ package dir
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // nameLineRe is the line under a manual page's NAME heading: one or more
@@ -58,4 +59,42 @@ func withManualTitle(title, text string) string {
 		return m
 	}
 	return title
+}
+
+// versionRe is a release number: "1.9.13p3", "v2.5.1".
+var versionRe = regexp.MustCompile(`\bv?\d+\.\d+`)
+
+// modelineRe is an Emacs mode line ("-*- outline -*-") on a title line.
+var modelineRe = regexp.MustCompile(`\s*-\*-.*?-\*-\s*`)
+
+// textTitle is the title of a plain-text file: the first of its first three
+// lines that reads as one (at most ten words, a lower-case letter, two
+// words or more, not ending as a sentence or a lead-in does), with a mode
+// line and rules cut: "GNU coreutils NEWS", "version history for ferm"
+// (under a bare "CHANGES"). A file that opens with prose, or with the
+// heading of its latest release ("What's new in Sudo 1.9.13p3"), has none.
+func textTitle(text string) string {
+	seen := 0
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(modelineRe.ReplaceAllString(l, " "))
+		for _, b := range []string{"* ", "- ", "+ ", "• "} {
+			if strings.HasPrefix(t, b) {
+				return "" // an item of a list: the text has begun
+			}
+		}
+		t = strings.TrimSpace(strings.Trim(t, "=-~*#_ \t"))
+		if t == "" {
+			continue
+		}
+		if seen++; seen > 3 || versionRe.MatchString(t) {
+			return "" // past the opening lines, or at the first release's heading
+		}
+		w := strings.Fields(t)
+		if len(w) < 2 || len(w) > 10 || strings.ToUpper(t) == t || strings.ContainsAny(t[len(t)-1:], ".,:;") ||
+			strings.ContainsAny(t, "<>{}") || strings.IndexFunc(t, unicode.IsControl) >= 0 {
+			continue // markup or terminal colours are not a title
+		}
+		return t
+	}
+	return ""
 }

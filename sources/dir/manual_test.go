@@ -24,3 +24,21 @@ func TestManualTitle(t *testing.T) {
 		t.Fatalf("Convert: %q, %v", got.Title, err)
 	}
 }
+
+func TestTextTitle(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"GNU coreutils NEWS                                    -*- outline -*-\n\n* Noteworthy changes in release 9.1 (2022-04-15) [stable]\n", "GNU coreutils NEWS"},
+		{"\n    CHANGES\n\n    version history for ferm\n\n    Max Kellermann\n", "version history for ferm"},
+		{"        NEWS file for libxslt\n", "NEWS file for libxslt"},
+		{"This file explains how to build the program from its sources.\nRun make.\n", ""},
+		{"Changes in version 1.19:\nReading a file did set the flag.\n", ""},
+		{"-*-text-*-\nSee changes.txt for a detailed list of changes.  The changes described\n", ""},
+		{"<div>not a title</div>\n", ""},
+		{"What's new in Sudo 1.9.13p3\n\n * Fixed a bug\n", ""},
+		{"\x1b[31mERROR\x1b[0m disk full\n", ""},
+	} {
+		if got := textTitle(c.text); got != c.want {
+			t.Errorf("textTitle(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

@@ -456,7 +456,10 @@ func extract(ctx context.Context, mime string, raw []byte) (title, text string, 
 	if strings.TrimSpace(text) == "" {
 		return "", "", ErrEmpty
 	}
-	return withManualTitle(title, text), text, nil
+	if title = withManualTitle(title, text); title == "" && mime == "text/plain" {
+		title = textTitle(text)
+	}
+	return title, text, nil
 }
 
 // markdownTitle is the text of the first heading line ("# Title").
