@@ -32,8 +32,8 @@ v2.5 - 22 Nov 2019
 		}
 	}
 	want := map[string]string{
-		`shortcuts "sports", "dports" | were added in release of quillwall`: "2.5.1",
-		`functions @eq, @ne, @not | were added in release of quillwall`:    "2.5",
+		`shortcuts "sports", "dports" | were added in release of quillwall`:  "2.5.1",
+		`functions @eq, @ne, @not | were added in release of quillwall`:      "2.5",
 		`mountpoints | were added to some log lines in release of quillwall`: "2.5",
 		`the --old-style switch | was removed in release of quillwall`:       "2.5",
 	}
