@@ -176,7 +176,11 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 		desc = strings.Replace(plain, " .", ".", 1)
 	}
 	if !entryDescription(desc, args, kind != "command") {
-		return Triple{}, false
+		np, ok := valueDescription(desc, args)
+		if !ok || kind != "option" {
+			return Triple{}, false
+		}
+		desc = "Sets " + np // "-maxperip=n  Maximum number of connections …": what its value sets
 	}
 	rel := kind
 	if program != "" && kind != "command" {
@@ -290,6 +294,78 @@ func entryDescription(desc string, args []string, sentence bool) bool {
 		strings.HasSuffix(v.lower, "s") && imperatives[strings.TrimSuffix(v.lower, "s")] ||
 		strings.HasSuffix(v.lower, "es") && imperatives[strings.TrimSuffix(v.lower, "es")]
 }
+
+// valueDescription reads the description of an option that takes a value
+// when it names that value with a noun phrase ("Maximum number of
+// connections accepted from the same IP address.", "The file to write the
+// report to."): the phrase, with "the" before it unless it has an article,
+// to be asked "Which option of couriertcpd sets the maximum number of …?".
+// The sentence must stand alone as entryDescription's do, with no verb of
+// its own outside a relative clause ("Length of the queue which holds
+// pending connections" is one; "Value is ignored" is not).
+func valueDescription(desc string, args []string) (string, bool) {
+	if len(args) == 0 || !strings.HasSuffix(desc, ".") || strings.ContainsAny(desc, ":;?()\"<>") {
+		return "", false
+	}
+	ts := tagSentence(maskMarkup(desc))
+	words := 0
+	relative := false
+	for i, t := range ts {
+		if t.tag != "." && t.tag != "," {
+			words++
+		}
+		if neg(t.lower) || entryRefWords[t.lower] || t.tag == "MD" {
+			return "", false
+		}
+		switch {
+		case t.tag == "WDT" || t.lower == "that" || t.lower == "which" || t.lower == "to" && i+1 < len(ts) && ts[i+1].tag == "VB":
+			relative = true
+		case (t.tag == "VBZ" || t.tag == "VBP" || t.tag == "VBD") && !relative:
+			return "", false
+		}
+		for _, a := range args {
+			if strings.EqualFold(strings.Trim(t.text, "<>'`\"()"), a) && placeholderAt(ts, i) {
+				return "", false
+			}
+		}
+	}
+	if words < 3 || words > 16 || !isCapital(ts[0].text) || entryRefFirst[ts[0].lower] {
+		return "", false
+	}
+	for _, t := range ts {
+		if strings.HasPrefix(t.text, "-") && len(t.text) > 1 {
+			return "", false // "Alternative to -b": it leans on another option
+		}
+	}
+	if verbFirst(ts) || imperatives[ts[0].lower] || descriptionVerbs[ts[0].lower] || tagger().Tag([]string{"it", ts[0].lower})[1].Tag == "VBZ" {
+		return "", false // "Specifies the PID file", "Perform L3 tunneling tests": a verb the capital hid
+	}
+	first := ts[0]
+	switch {
+	case first.lower == "the" || first.lower == "a" || first.lower == "an":
+		if len(ts) < 2 || !(isNoun(ts[1].tag) || isAdj(ts[1].tag)) {
+			return "", false
+		}
+		return strings.ToLower(desc[:1]) + strings.TrimSuffix(desc[1:], "."), true
+	case isNoun(first.tag) || isAdj(first.tag):
+		if verbFirst(ts) || first.tag == "NNP" && first.text != strings.ToUpper(first.text[:1])+first.lower[1:] {
+			return "", false
+		}
+		np := strings.TrimSuffix(desc, ".")
+		if first.text != strings.ToUpper(first.text) {
+			np = strings.ToLower(np[:1]) + np[1:] // "Maximum number …"; not "TCP port …"
+		}
+		return "the " + np, true
+	}
+	return "", false
+}
+
+// descriptionVerbs open descriptions in the imperative and are no nouns,
+// though a capital makes the tagger read them so ("Specify frequency
+// offset", "Perform L3 tunneling tests").
+var descriptionVerbs = set("specify", "perform", "select", "display", "send", "limit", "override", "force", "suppress",
+	"wait", "listen", "connect", "execute", "exit", "operate", "save", "store", "produce", "emit", "verify", "enter",
+	"exclude", "assume", "append", "prepend", "bind", "omit", "retry", "attempt", "query", "write", "specifies")
 
 // entryName picks the name an entry is asked by: its longest, but the
 // option itself over its negation ("--signoff", not "--no-signoff", for

@@ -36,7 +36,15 @@ func TestEntryTriples(t *testing.T) {
 		{"the argument by its placeholder", "quill(1)", "-T number, --tabsize=number\n\nSet the displayed tab length to number columns.\n", nil},
 		{"a negation", "quill(1)", "--no-wrap\n\nDo not wrap long lines.\n", nil},
 		{"a modal", "quill(1)", "--dry-run\n\nReport what would be removed.\n", nil},
-		{"a noun phrase", "quill(1)", "--pathspec\n\nFiles to add content from.\n", nil},
+		{"a noun phrase for an option without a value", "quill(1)", "--pathspec\n\nFiles to add content from.\n", nil},
+		// A noun phrase naming an option's value: what the option sets.
+		{"a noun phrase naming the value", "quilld — the Quill daemon", "-maxperip=n\n\nMaximum number of connections accepted from the same IP address.\n",
+			[]want{{"Sets the maximum number of connections accepted from the same IP address", "option of quilld", "-maxperip"}}},
+		{"a value phrase with its article", "quilld — the Quill daemon", "-o, --output=FILE\n\nThe file to write the report to.\n",
+			[]want{{"Sets the file to write the report to", "option of quilld", "--output"}}},
+		{"a verb the capital hides", "quilld — the Quill daemon", "-t secs\n\nSpecify time constant, an integer.\n", nil},
+		{"a value phrase with a verb of its own", "quilld — the Quill daemon", "-x value\n\nValue is ignored.\n", nil},
+		{"a value phrase pointing at another option", "quilld — the Quill daemon", "-M name\n\nAlternative to -b.\n", nil},
 		{"a subject and its verb", "quill(1)", "--keep\n\nChanges to the index are kept.\n", nil},
 		{"no full stop", "quill(1)", "--keep\n\nKeep the index\n", nil},
 	} {
