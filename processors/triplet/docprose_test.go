@@ -37,6 +37,7 @@ func TestExtractDocProse(t *testing.T) {
 		// gives none ("What does Quillpad use?" asks nothing).
 		{"Quillpad uses Fjord sockets to connect, and it works.", "", "", "", ""},
 		{"Borg uses SHA-256 for chunk ids.", "Borg", "uses for chunk ids", "SHA-256", KindVerb},
+		{"Quillpad uses the GPG signature on the files uploaded to GitHub to verify them.", "", "", "", ""},
 		{"Quillpad uses a mostly normal build setup.", "", "", "", ""},
 		// Vague definitions and objects say nothing.
 		{"Quillpad is a freely available open-source package.", "", "", "", ""},

@@ -1427,7 +1427,9 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// present fact of a program; a change log's past verbs are
 			// tied to their release as they were)
 			switch adj, ok := x.adjunct(obj); {
-			case !ok:
+			case !ok, adj == "" && !plainObjectVerbs(x.ts[i].lower) && !x.closes(obj) && x.lowerAt(obj) != "(":
+				// "uses the GPG signature | on the files … to verify
+				// …": what a light verb takes is said by what follows
 				out = out[:n-1]
 			case adj != "":
 				out[n-1].Relation = verb + " " + adj
