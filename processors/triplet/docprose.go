@@ -664,8 +664,9 @@ func termTriples(chunk, title string) []Triple {
 			}
 			mt := manTitleRe.FindStringSubmatch(strings.TrimSpace(title))
 			man := mt != nil && mt[1] == term && (mt[2] == "1" || mt[2] == "8") // the NAME line of a command's manual page
+			first := strings.ToLower(strings.Fields(desc + " x")[0])
 			if startsWithVerb(tagSentence(desc)) || startsWithVerb(tagSentence(unprefixed(desc))) || verbFirst(tagSentence(desc)) ||
-				man && verbReading(tagSentence(desc)) {
+				man && verbReading(tagSentence(desc)) || imperatives[first] || descriptionVerbs[first] {
 				// "egd - Use the module …", "git-rebase - Reapply commits
 				// …": what to do, not what it is; on the manual page of
 				// that command, what it does (entryTriples)

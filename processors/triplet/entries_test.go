@@ -68,3 +68,20 @@ func TestEntryTriples(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionSubject: "The -nn option enables …" is asked of the program the
+// page's title names, and not at all on a page that names none.
+func TestOptionSubject(t *testing.T) {
+	const s = "The -nn option enables new mail notification."
+	if got := ExtractTitled(s, "Quillmail Technical Notes: Command Line Arguments"); len(got) != 0 {
+		t.Errorf("no program: got %v", got)
+	}
+	got := ExtractTitled(s, "quillmail(1)")
+	if len(got) != 1 || got[0].Head != "The -nn option of quillmail" || got[0].Tail != "new mail notification" {
+		t.Errorf("got %v", got)
+	}
+	// A term whose description is an instruction is not "What is …?".
+	if got := ExtractTitled("- test.panel.start - Start testing the UPS panel\n- test.panel.stop - Stop a UPS panel test\n- test.battery.start - Start a battery test\n", ""); len(got) != 0 {
+		t.Errorf("instructions read as definitions: %v", got)
+	}
+}

@@ -27,6 +27,10 @@ func spaceRun(s string, n int) bool {
 	return false
 }
 
+// optionHeadRe is a subject that names a command-line option: "the -nn
+// option", "The --force option".
+var optionHeadRe = regexp.MustCompile(`^([Tt]he -{1,2}[\w-]+) option$`)
+
 // Kind values of Triple (and schemas.Triplet.Kind): how a fact was stated,
 // which decides how a question about it is phrased.
 const (
@@ -89,6 +93,16 @@ func ExtractTitled(chunkText, title string) []Triple {
 		}
 		for _, t := range r.read(s.Text, tagged[i]) {
 			t.Tail = unmarkDeterminer(t.Tail)
+			if m := optionHeadRe.FindStringSubmatch(t.Head); m != nil {
+				// "The -nn option enables new mail notification": an
+				// option of which program? The page's title says, or
+				// the fact is not asked.
+				p := programOf(title)
+				if p == "" {
+					continue
+				}
+				t.Head = m[1] + " option of " + p
+			}
 			if badTail(t.Tail) || badTail(t.Head) || identifierTail(t.Tail) || t.Kind == KindVerb && bareNumberObject(t) || verbRepeated(t) {
 				continue
 			}
