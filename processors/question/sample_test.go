@@ -42,6 +42,8 @@ func sampleKnowledge(t *testing.T, files []string) (*question.Knowledge, int) {
 		title, text := "", string(src)
 		if c, err := dir.Convert(context.Background(), name, src); err == nil {
 			title, text = c.Title, c.Text
+		} else if errors.Is(err, dir.ErrEmpty) {
+			continue // a page of links only ("Book Contents"): the engine reads nothing of it
 		} else if !errors.Is(err, sources.ErrInvalidUTF8) {
 			t.Fatalf("%s: %v", p, err)
 		} // a Latin-1 NEWS the engine would refuse is read as it stands, as when the sample was labelled
@@ -297,4 +299,22 @@ func checkSample(t *testing.T, name, dir string, floorUsable int, floorShare, fl
 			usable, total, floorUsable, 100*floorShare, per1k, floorPer1k)
 	}
 	reportTargets(t, total, usable, per1k)
+}
+
+// The eighth fresh Debian sample (testdata/debian-fresh8/SOURCES.md): the
+// manual pages of notmuch, ipsvd's four servers, OpenSP's nsgmls, spam
+// and sgmlnorm, and m4's invocation sections; the Cyrus IMAP overview,
+// mopidy's installation and running pages, the opening nodes of the
+// GNU Mailutils manual, five etcd documents and lsof's quick start; and
+// five packages' NEWS, drawn by a helper who ran nothing of the project on
+// them, measured once with the rules frozen at caf3078 and labelled by
+// hand.
+const fresh8Dir = "testdata/debian-fresh8"
+
+// TestDebianFresh8Sample is TestDebianFreshSample for the eighth sample.
+func TestDebianFresh8Sample(t *testing.T) {
+	// Measured when the sample was labelled (rules frozen at caf3078): 12
+	// usable of 19 (63%), 0.32 per 1,000 words of prose, the held-out
+	// figure: the floor until its classes are fixed.
+	checkSample(t, "eighth fresh Debian sample", fresh8Dir, 12, 0.60, 0.30)
 }
