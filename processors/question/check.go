@@ -140,7 +140,7 @@ func checks(question, head, answer string, chunks []string) (map[string]float64,
 		CheckAnswerInChunk:       score(inChunks),
 		CheckQuestionDiffers:     score(Normalize(question) != Normalize(answer)),
 		CheckAnswerNotInQuestion: score(!ContainsAnswer(question, answer)),
-		CheckSubjectNamed:        score((SubjectNamed(head) || commandTableRe.MatchString(question)) && questionNamed(question) || entryQuestionRe.MatchString(question)),
+		CheckSubjectNamed:        score((SubjectNamed(head) || commandTableRe.MatchString(question)) && questionNamed(question) || entryQuestionRe.MatchString(question) || itemQuestionRe.MatchString(question)),
 		CheckAnswerWhole:         score(AnswerWhole(answer) && answerPhrase(answer)),
 		CheckAnswerSpecific:      score(AnswerSpecific(answer, chunks...)),
 		CheckQuestionSpecific:    score(QuestionSpecific(question, head, answer, chunks...)),
@@ -161,4 +161,9 @@ var commandTableRe = regexp.MustCompile(`^In "[^"]+", which command `)
 // entryQuestionRe: a reference entry's question ("Which option of git-add
 // allows adding otherwise ignored files?"), whose subject is the entry its
 // description picks out, named by what it does.
+// itemQuestionRe is the question of a NEWS item, which names its program
+// ("In which release of OpenSP was support for http redirection added?"):
+// what was added need not be a name.
+var itemQuestionRe = regexp.MustCompile(`^In which release of \S+ (?:was|were) `)
+
 var entryQuestionRe = regexp.MustCompile(`^Which (?:option|function|command|directive|variable|setting|statement|parameter|property|hook|macro|target)(?: of \S+)? [a-z]`)

@@ -128,7 +128,7 @@ func ExtractTitled(chunkText, title string) []Triple {
 			out = append(out, t)
 		}
 	}
-	return dropAmbiguous(out)
+	return dropAmbiguous(releaseChanges(out, chunkText))
 }
 
 // dropAmbiguous drops verb facts whose head and relation have more than one

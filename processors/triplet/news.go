@@ -24,7 +24,7 @@ var newsTitleRes = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^News about ([A-Za-z][\w.+-]*)`),
 	regexp.MustCompile(`(?i)^(?:version|release|change) history (?:for|of) ([A-Za-z][\w.+-]*)`),
 	regexp.MustCompile(`(?i)^(?:changes|changelog) (?:for|of|in) ([A-Za-z][\w.+-]*)$`),
-	regexp.MustCompile(`(?i)^([A-Za-z][\w.+-]*) (?:change ?log|changes|release notes|release history|news)$`),
+	regexp.MustCompile(`(?i)^([A-Za-z][\w.+-]*) (?:change ?log|changes|release notes|release history|news|releases)$`),
 }
 
 func newsProgram(title string) string {
@@ -44,23 +44,24 @@ var (
 	newsHeadingRe = regexp.MustCompile(`^(?:(?:[Vv]ersion|[Rr]elease|[Cc]hanges in(?: version| release)?|[Nn]ew in(?: version)?|[Mm]ajor changes in|` +
 		`[Nn]oteworthy changes in(?: version| release)?|[Oo]verview of changes (?:between \S+ and|in(?: version)?))\s+)?v?(\d+(?:\.\d+)+(?:[.~+-]?[a-z]+\d*)?)(.*)$`)
 	// namedHeadingRe is a release heading that names its program:
-	// "dbus 1.14.10 (2023-09-01)", "PulseAudio 16.1".
-	namedHeadingRe = regexp.MustCompile(`^([A-Za-z][\w.+-]*) v?(\d+(?:\.\d+)+(?:[.~+-]?[a-z]+\d*)?)(.*)$`)
+	// "dbus 1.14.10 (2023-09-01)", "PulseAudio 16.1", "Changes in OpenSP
+	// 1.5.2", "2022-12-12 - PgBouncer 1.18.0 - "No real mystery"".
+	namedHeadingRe = regexp.MustCompile(`^(?:(?:[Cc]hanges|[Nn]ew|[Ww]hat's new) in |\d{4}-\d{2}-\d{2}\s+-\s+)?([A-Za-z][\w.+-]*) v?(\d+(?:\.\d+)+(?:[.~+-]?[a-z]+\d*)?)(.*)$`)
 	// newsDateRe: what may follow a release heading's version.
-	newsRestRe = regexp.MustCompile(`^(?:\s*:|\s*[-–,(\[].{0,40}|\s+\d[\w ,.-]{0,20}|\s*)$`)
+	newsRestRe = regexp.MustCompile(`^(?:\s*:.{0,30}|\s*[-–,(\[].{0,40}|\s+\d[\w ,.-]{0,20}|\s*)$`)
 	// itemRe is a bullet item's verb: what it says was added or removed.
 	itemAddRe    = regexp.MustCompile(`^(?:[Aa]dd(?:ed|s)?|[Ii]ntroduced?|[Nn]ew) (\S.*)$`)
 	itemRemoveRe = regexp.MustCompile(`^(?:[Rr]emoved?|[Dd]rop(?:ped)?) (\S.*)$`)
 	// itemRefRe is a reference that closes an item: "(#1234)", "[T6284]",
-	// "(Closes: #123)", ":mr:`180`".
+	// "(Closes: #123)", ":mr:`180`", a credit "(Nick Kew)".
 	itemAsideRe = regexp.MustCompile(`\([^()]*\s[^()]*\)`)
-	itemRefRe   = regexp.MustCompile(`\s*(?:\((?:[Cc]loses:\s*)?#?\d+\)|\[[A-Z]*\d+\]|:\w+:` + "`[^`]*`" + `)\s*$`)
+	itemRefRe   = regexp.MustCompile(`\s*(?:\((?:[Cc]loses:\s*)?#?\d+\)|\[[A-Z]*\d+\]|:\w+:` + "`[^`]*`" + `|\([A-Z][a-z]+(?: [A-Z][\w.'-]+){1,3}\))\s*$`)
 )
 
 // newsHeading reads a line as a release heading: its version, and the
 // program it names ("" when it names none).
 func newsHeading(l string) (version, prog string, ok bool) {
-	l = strings.TrimSpace(strings.TrimLeft(l, "*#= "))
+	l = strings.TrimSpace(strings.Trim(l, "*#= "))
 	if strings.HasSuffix(l, ".") {
 		return "", "", false // "OpenSSL 3.0 (thx to …).": a sentence of an item
 	}
@@ -157,7 +158,7 @@ func newsItems(chunk, title string) []Triple {
 			subject, target = subject[:k], " "+subject[k+1:]
 		}
 		be := "was"
-		if h := itemHead(subject); len(h) > 0 && pluralNoun(h[len(h)-1]) {
+		if itemPlural(subject) {
 			be = "were" // "functions @eq, @ne, @not were added"
 		}
 		items = append(items, item{subject: strings.ToLower(subject), verb: verb, target: target, be: be, t: Triple{Head: subject, Tail: version, Kind: KindRelease,
@@ -199,6 +200,12 @@ func itemSubject(s string) bool {
 	if strings.HasSuffix(strings.ToLower(w[0]), "ing") {
 		return false // "Added requesting client certificates …"
 	}
+	for _, x := range w {
+		switch strings.ToLower(x) {
+		case "when", "where", "which", "that", "if", "unless", "because", "so", "by", "while", "whether":
+			return false // "notes … of when functions were added", "compatibility by using …": a clause
+		}
+	}
 	head := itemHead(s)
 	named, vague := false, false
 	for _, x := range head {
@@ -212,7 +219,7 @@ func itemSubject(s string) bool {
 // it adds.
 var vagueItems = set("feature", "features", "improvement", "improvements", "enhancement", "enhancements", "change",
 	"changes", "fix", "fixes", "update", "updates", "test", "tests", "documentation", "docs", "translation",
-	"translations", "example", "examples", "support", "option", "options", "things", "stuff", "code", "workaround")
+	"translations", "example", "examples", "option", "options", "things", "stuff", "code", "workaround")
 
 // itemHead is the noun phrase that opens an item's subject: its words up to
 // a preposition, a quote or a name written as code ("functions" of
@@ -232,11 +239,42 @@ func itemHead(s string) []string {
 
 var itemPreps = set("of", "for", "to", "in", "into", "with", "from", "between", "on", "by", "at", "as", "when", "if", "via", "and", "or")
 
+// itemPlural reports a subject whose head noun is plural: the last word
+// before a preposition, names in quotes or code left aside ("new
+// "protocol = capwin" … configuration file options", ""flush" hooks"; not
+// "the missing "environ" declaration for …").
+func itemPlural(s string) bool {
+	last := ""
+	quoted := false
+	for _, w := range strings.Fields(s) {
+		if strings.Count(w, `"`)%2 == 1 {
+			quoted = !quoted
+			continue
+		}
+		lw := strings.ToLower(w)
+		if quoted || strings.ContainsAny(w, `"'`+"`@$/_=()") || strings.HasPrefix(w, "-") {
+			continue
+		}
+		if itemPreps[lw] && lw != "and" && lw != "or" {
+			break
+		}
+		if lw != "and" && lw != "or" {
+			last = strings.Trim(w, ",")
+		}
+	}
+	return last != "" && pluralNoun(last)
+}
+
 // pluralNoun reports a plural common noun by its tag ("functions",
 // "mime-types"), not a name or a word in -ss ("access").
 func pluralNoun(w string) bool {
-	ts := tagSentence("the " + strings.ToLower(w))
-	return len(ts) == 2 && ts[1].tag == "NNS"
+	lw := strings.ToLower(w)
+	ts := tagSentence("the " + lw)
+	if len(ts) != 2 {
+		return false
+	}
+	return ts[1].tag == "NNS" || (ts[1].tag == "VBZ" || ts[1].tag == "NN") && strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") &&
+		!strings.HasSuffix(lw, "us") && !strings.HasSuffix(lw, "is") && lw != "news" // "hooks", read as a verb or a singular alone
 }
 
 // infinitiveAt reports "to" and a verb at the start of s: "option to
@@ -255,4 +293,37 @@ func verbBefore(s string) bool {
 		}
 	}
 	return false
+}
+
+// firstNewsHeading is the offset of the first release heading of a chunk
+// (newsHeading), or -1.
+func firstNewsHeading(chunk string) int {
+	for _, l := range chunkLines(chunk) {
+		if _, _, ok := newsHeading(l.text); ok && indent(chunk, l) <= 1 {
+			return l.start
+		}
+	}
+	return -1
+}
+
+// nowRe is "now" as a word: a change the sentence states.
+var nowRe = regexp.MustCompile(`\bnow\b`)
+
+// releaseChanges drops the general reader's facts that state a change
+// ("… are now reported in domain capabilities XML") under a release heading
+// the release patterns did not tie them to: asked without the release,
+// they hold of no release in particular.
+func releaseChanges(ts []Triple, chunk string) []Triple {
+	h := firstNewsHeading(chunk)
+	if h < 0 {
+		return ts
+	}
+	out := ts[:0]
+	for _, t := range ts {
+		if t.Kind != KindRelease && t.Kind != KindTable && t.Kind != KindEntry && t.Sentence.Start > h && nowRe.MatchString(t.Sentence.Text) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -66,3 +66,31 @@ func TestNewsProgram(t *testing.T) {
 		}
 	}
 }
+
+func TestNewsItemForms(t *testing.T) {
+	news := "Changes in QuillSP 1.5.2\n* Add support for http redirection (Oda Rasmussen)\n* Added new \"protocol = a\" and \"protocol = b\" configuration file options\n* added \"flush\" hooks\n* Add notes to quill(3) of when functions were added.\n* Add compatibility by using the new module.\n\n" +
+		"**2022-12-12  -  QuillSP 1.4.0  -  \"No real mystery\"**\n- Add support for abstract Unix-domain sockets.\n"
+	got := map[string]string{}
+	for _, tr := range newsItems(news, "") {
+		got[tr.Head+" | "+tr.Relation] = tr.Tail
+	}
+	want := map[string]string{
+		"support for http redirection | was added in release of QuillSP":                                      "1.5.2",
+		`new "protocol = a" and "protocol = b" configuration file options | were added in release of QuillSP`: "1.5.2",
+		`"flush" hooks | were added in release of QuillSP`:                                                    "1.5.2",
+		"support for abstract Unix-domain sockets | was added in release of QuillSP":                          "1.4.0",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("missing %s → %s", k, v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %v", got)
+	}
+	// A change stated with "now" under a release heading, which the
+	// release patterns did not tie to its release, is not asked.
+	if ts := ExtractTitled("v9.0.0 (2023-01-16)\n===================\n\n* qemu: Report enlightenments\n\n  The supported Quill enlightenments are now reported in domain capabilities XML.\n", "quillvirt releases"); len(ts) != 0 {
+		t.Errorf("a change without its release: %v", ts)
+	}
+}
