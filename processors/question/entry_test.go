@@ -22,6 +22,8 @@ func TestEntryQuestion(t *testing.T) {
 			"Which option prints no messages and exits?", []string{"-q"}},
 		{"Interactively choose hunks of the patch", "option", "--quiet", "-q, --quiet\n\nPrint no messages and exit.",
 			"Which option interactively chooses hunks of the patch?", []string{"-q"}},
+		{"Read queries from a file, one per line, and output the number of matches", "option", "--quiet", "-q, --quiet\n\nPrint no messages and exit.",
+			"Which option reads queries from a file, one per line, and outputs the number of matches?", []string{"-q"}},
 	} {
 		q, why := Build(&schemas.Triplet{TripletID: "t", ChunkID: "c", Head: tc.head, Relation: tc.relation, Tail: tc.tail,
 			Kind: kindEntry, SourceSentence: tc.sentence, ChunkText: chunk})
@@ -47,7 +49,12 @@ func TestEntryQuestion(t *testing.T) {
 			t.Errorf("entryAliases(%q) = %v, want %v", tc.sentence, got, tc.want)
 		}
 	}
-	// The term in the question gives the answer away: not asked.
+	// The term in the question gives the answer away: not asked, in any
+	// form ("deduplication" for --deduplicate).
+	if q, _ := Build(&schemas.Triplet{TripletID: "t", ChunkID: "c", Head: "Control the deduplication of results", Relation: "option",
+		Tail: "--deduplicate", Kind: kindEntry, SourceSentence: "--deduplicate\n\nControl the deduplication of results.", ChunkText: "--deduplicate\n\nControl the deduplication of results.\n"}); q != nil {
+		t.Errorf("asked %q, whose answer its words give", q.Question)
+	}
 	if q, _ := Build(&schemas.Triplet{TripletID: "t", ChunkID: "c", Head: "Enable file locking when editing files", Relation: "option",
 		Tail: "--locking", Kind: kindEntry, SourceSentence: "--locking\n\nEnable file locking when editing files.", ChunkText: "--locking\n\nEnable file locking when editing files.\n"}); q != nil {
 		t.Errorf("asked %q, whose answer its words give", q.Question)

@@ -991,12 +991,23 @@ func entryQuestion(desc, kind string) (string, bool) {
 			continue
 		}
 		final := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
+		if sep == "and" && i-2 != prev && strings.HasPrefix(ts[i-2].Tag, "NN") && imperatives[strings.ToLower(ts[i].Text)] &&
+			i+1 < len(ts) && (ts[i+1].Tag == "DT" || ts[i+1].Tag == "PRP$") {
+			// "Hide all elements of the interface and use all rows …": a
+			// second verb with its own object
+			agree(i)
+			prev = i
+			continue
+		}
 		if i-2 != prev && sep != "," && verbAfterTo(strings.ToLower(ts[i-2].Text)) {
 			continue // "into pairs of delete and create": two words that coordinate with each other
 		}
 		switch {
-		case ts[i].Tag == "VB" || ts[i].Tag == "VBP":
-			// "Open the diff … and let the user edit it"
+		case ts[i].Tag == "VB" || ts[i].Tag == "VBP",
+			sep == "and" && ts[i-2].Text == "," && (verbAfterTo(strings.ToLower(ts[i].Text)) || clauseVerbs[strings.ToLower(ts[i].Text)]):
+			// "Open the diff … and let the user edit it"; "Read queries
+			// from a file, one per line, and output the number …": a
+			// second clause's verb, whatever the tagger made of it
 		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," ||
 			final && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
 			// "Create, list, delete or verify a tag", "Show the version
@@ -1041,11 +1052,27 @@ func nameInflected(question, option string) bool {
 		if i+1 < len(words) && len(w) >= 3 && strings.HasPrefix(w+words[i+1], name) {
 			return true // "roll-overs" for --rollover
 		}
+		if len(name) >= 6 && commonPrefix(w, name) >= len(name)-1 {
+			return true // "deduplication" for --deduplicate
+		}
 		if len(w) >= 4 && (strings.HasPrefix(w, name) || strings.HasPrefix(name, w) && len(w) >= len(name)-2) {
 			return true
 		}
 	}
 	return false
+}
+
+// clauseVerbs open a description's second clause, though the tagger reads
+// them as nouns: "…, and output the number …".
+var clauseVerbs = toSet(`output print write read return exit display report log send list show dump`)
+
+// commonPrefix is the length of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // manualSections are the headings every manual page has: a table under one

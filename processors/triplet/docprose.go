@@ -672,7 +672,7 @@ func termTriples(chunk, title string) []Triple {
 				// that command, what it does (entryTriples)
 				if man {
 					l := lines[k]
-					if t, ok := readEntry(chunk, l.start, l.start+strings.Index(l.text, desc), l.end, "command", nil, nil, ""); ok {
+					if t, ok := readEntry(chunk, l.start, l.start+strings.Index(l.text, desc), l.end, "command", nil, nil, "", true); ok {
 						t.Tail = term
 						out = append(out, t)
 					}
@@ -1012,9 +1012,9 @@ func termDefaults(chunk, title string) []Triple {
 		head := term
 		if p := programOf(title); p != "" && strings.HasPrefix(term, "-") {
 			head = p + " " + term // "What does knsupdate -t default to?"
-		} else if !strings.HasPrefix(term, "--") && strings.HasPrefix(term, "-") {
+		} else if strings.HasPrefix(term, "-") {
 			term = ""
-			continue // "-t" of which program?
+			continue // "-t", "--hashsize" of which program?
 		}
 		out = append(out, Triple{Head: head, Relation: "defaults to", Tail: v, Kind: KindVerb, Sentence: s})
 		term = "" // one default per entry

@@ -37,6 +37,8 @@ func TestExtractDocProse(t *testing.T) {
 		// gives none ("What does Quillpad use?" asks nothing).
 		{"Quillpad uses Fjord sockets to connect, and it works.", "", "", "", ""},
 		{"Borg uses SHA-256 for chunk ids.", "Borg", "uses for chunk ids", "SHA-256", KindVerb},
+		{"The Quill server implements LMTP via the lmtpd daemon.", "The Quill server", "implements via the lmtpd daemon", "LMTP", KindVerb},
+		{"quillio provides SSL encrypted network connections for service programs.", "", "", "", ""},
 		{"Quillpad uses the GPG signature on the files uploaded to GitHub to verify them.", "", "", "", ""},
 		{"Quillpad uses a mostly normal build setup.", "", "", "", ""},
 		// Vague definitions and objects say nothing.
@@ -275,7 +277,7 @@ func TestTermDefaults(t *testing.T) {
 		"## Other settings\n\n" +
 		"The default is 20480.\n"
 	var got []string
-	for _, x := range termDefaults(chunk, "") {
+	for _, x := range termDefaults(chunk, "quill(1)") {
 		got = append(got, x.Head+"|"+x.Tail)
 		if chunk[x.Sentence.Start:x.Sentence.End] != x.Sentence.Text || !strings.Contains(x.Sentence.Text, x.Tail) {
 			t.Errorf("sentence not verbatim or without its tail: %+v", x)
@@ -284,9 +286,16 @@ func TestTermDefaults(t *testing.T) {
 	// an option with a lower-case value ("--fill=number") is a term of
 	// its own, and one the pattern cannot name ends the entry before it:
 	// neither default goes to the option above
-	want := []string{"quill_min_messages|LOG", "quill_pending_limit|four megabytes (4MB)", "quill_zone|'Default'", "--fill|-8"}
+	want := []string{"quill_min_messages|LOG", "quill_pending_limit|four megabytes (4MB)", "quill_zone|'Default'", "quill --fill|-8"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("defaults:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// An option's default on a page that names no program is not asked:
+	// "What does --fill default to?" of which program?
+	for _, x := range termDefaults(chunk, "The Quill text editor") {
+		if strings.HasPrefix(x.Head, "-") {
+			t.Errorf("asked without its program: %+v", x)
+		}
 	}
 }
 

@@ -55,8 +55,27 @@ func programOf(title string) string {
 	if m := dashTitleRe.FindStringSubmatch(title); m != nil {
 		return m[1]
 	}
+	if m := gnuTitleProgRe.FindStringSubmatch(title); m != nil && !text.NotName(strings.ToLower(m[1])) {
+		return strings.ToLower(m[1]) // "The GNU nano text editor", "Limits control (GNU M4 1.4.19 macro processor)"
+	}
 	return ""
 }
+
+// buildHeading reports a section about building the program, whose
+// options are the configure script's ("--disable-mouse").
+func buildHeading(h string) bool {
+	h = strings.ToLower(h)
+	for _, w := range []string{"building", "build options", "configure", "compil", "installation options"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// gnuTitleProgRe is a GNU manual's title, which names its program after
+// "GNU", alone or as a texinfo node's manual in parentheses.
+var gnuTitleProgRe = regexp.MustCompile(`(?:^|\()(?:The )?GNU ([A-Za-z][\w+-]*)\b`)
 
 // entryKinds are the plural nouns of a section heading over identifier
 // entries ("## Rebindable functions", "Directives"), and what one entry is.
@@ -98,6 +117,9 @@ func entryTriples(chunk, title string) []Triple {
 		// its program
 		return nil
 	}
+	// A manual page documents the program's own options; a manual may
+	// also document those of its configure script.
+	manPage := manTitleRe.MatchString(strings.TrimSpace(title)) || dashTitleRe.MatchString(strings.TrimSpace(title))
 	heading := ""
 	var out []Triple
 	for i := 0; i < len(lines); i++ {
@@ -105,6 +127,9 @@ func entryTriples(chunk, title string) []Triple {
 		if h, ok := headingText(l.text); ok {
 			heading = h
 			continue
+		}
+		if buildHeading(heading) {
+			continue // "10 Building and its Options": options of the configure script, not of the program
 		}
 		kind, names, args := entryTerm(l.text, heading)
 		if kind == "" {
@@ -120,7 +145,7 @@ func entryTriples(chunk, title string) []Triple {
 			for e < len(lines) && lines[e].text != "" && inlineEntry(lines[e].text) == nil && !optionTermRe.MatchString(lines[e].text) {
 				e++
 			}
-			if t, ok := readEntry(chunk, l.start, l.start+m[4], lines[e-1].end, kind, names, args, program); ok {
+			if t, ok := readEntry(chunk, l.start, l.start+m[4], lines[e-1].end, kind, names, args, program, manPage); ok {
 				out = append(out, t)
 			}
 			i = e - 1
@@ -154,7 +179,7 @@ func entryTriples(chunk, title string) []Triple {
 		if e == j {
 			continue
 		}
-		if t, ok := readEntry(chunk, l.start, lines[j].start, lines[e-1].end, kind, names, args, program); ok {
+		if t, ok := readEntry(chunk, l.start, lines[j].start, lines[e-1].end, kind, names, args, program, manPage); ok {
 			out = append(out, t)
 		}
 	}
@@ -163,7 +188,7 @@ func entryTriples(chunk, title string) []Triple {
 
 // readEntry reads the entry whose term lines start at start and whose
 // description runs from from to to.
-func readEntry(chunk string, start, from, to int, kind string, names, args []string, program string) (Triple, bool) {
+func readEntry(chunk string, start, from, to int, kind string, names, args []string, program string, manPage bool) (Triple, bool) {
 	para := chunk[from:to]
 	ss := Sentences(para)
 	if len(ss) == 0 {
@@ -194,6 +219,13 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 	name := entryName(names)
 	if severalOptions(names) {
 		return Triple{}, false // "--author=<pattern>, --committer=<pattern>": one description of two options
+	}
+	for _, p := range []string{"--enable-", "--disable-", "--with-", "--without-"} {
+		if strings.HasPrefix(name, p) && !manPage {
+			// "--disable-mouse" in a manual's chapter on building: an
+			// option of the configure script, not of the program
+			return Triple{}, false
+		}
 	}
 	if name != "" && !strings.Contains(chunk[start:from], name) {
 		return Triple{}, false // "--[no-]signoff": neither name is written out
@@ -440,7 +472,7 @@ func verbReading(ts []tok) bool {
 // word of a noun phrase ("the nameserver port number", "the address").
 func placeholderAt(ts []tok, i int) bool {
 	if i+1 < len(ts) && (ts[i+1].tag == "NN" || ts[i+1].tag == "NNS") && ts[i+1].lower != ts[i].lower {
-		return ts[i].lower == "number" // "number columns": a count, written as its placeholder
+		return ts[i].lower == "number" || ts[i].lower == "num" // "number columns", "num entries": a count, written as its placeholder
 	}
 	if i > 0 && (ts[i-1].tag == "DT" || ts[i-1].tag == "PRP$" || isAdj(ts[i-1].tag)) {
 		return false

@@ -45,6 +45,15 @@ func TestEntryTriples(t *testing.T) {
 		{"a verb the capital hides", "quilld — the Quill daemon", "-t secs\n\nSpecify time constant, an integer.\n", nil},
 		{"a value phrase with a verb of its own", "quilld — the Quill daemon", "-x value\n\nValue is ignored.\n", nil},
 		{"a value phrase pointing at another option", "quilld — the Quill daemon", "-M name\n\nAlternative to -b.\n", nil},
+		// A GNU manual names its program in its title, alone or as a
+		// texinfo node's manual; its chapter on building lists the
+		// configure script's options, not the program's.
+		{"a GNU manual's title", "The GNU quill text editor", "--saveonexit\n\nSave a changed buffer without prompting.\n",
+			[]want{{"Save a changed buffer without prompting", "option of quill", "--saveonexit"}}},
+		{"a texinfo node of a GNU manual", "Limits control (GNU Q4 1.4.19 macro processor)", "--synclines\n\nGenerate synchronization lines for the C preprocessor.\n",
+			[]want{{"Generate synchronization lines for the C preprocessor", "option of q4", "--synclines"}}},
+		{"a configure option in a manual", "The GNU quill text editor", "--disable-mouse\n\nExclude all mouse functionality.\n", nil},
+		{"a count's placeholder", "Limits control (GNU Q4 1.4.19 macro processor)", "--hashsize=num\n\nMake the internal hash table be num entries big.\n", nil},
 		{"a subject and its verb", "quill(1)", "--keep\n\nChanges to the index are kept.\n", nil},
 		{"no full stop", "quill(1)", "--keep\n\nKeep the index\n", nil},
 	} {

@@ -1386,6 +1386,12 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			// capitals, is a name)
 			e = full
 		case x.hasNumber(j, full) || x.hasProper(j, full):
+			if t := x.tagAt(full); (t == "VBN" || t == "VBG" || t == "VBD" || isAdj(t)) && isNoun(x.tagAt(full+1)) {
+				// "provides SSL | encrypted network connections": a
+				// participle inside the object, which the tags cut short
+				e = full
+				break
+			}
 			if full-j <= 12 && !x.listAfter(full) && !x.listing(j, full) && !x.gerund(j) && (x.hasNumber(j, full) || plainObjectVerbs(x.ts[i].lower) || namedObjectVerbs[x.ts[i].lower] && x.subjNamed && x.hasProper(j, full)) &&
 				(x.lowerAt(full) != "(" || x.defStops(full)) && !x.partialCount(j, full) && x.tagAt(full) != "VBG" && !x.postParticiple(j, full) {
 				out = append(out, Triple{Head: head, Relation: verb, Tail: trimQuantity(x, j, full), Kind: KindVerb})

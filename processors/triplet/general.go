@@ -390,6 +390,18 @@ func (x *sent) adjunct(e int) (string, bool) {
 			return "", true
 		}
 		return x.str(e, ne), true
+	case "via", "through", "using":
+		// "implements LMTP | via the lmtpd daemon": how, which the
+		// question keeps
+		ne := x.np(e + 1)
+		if ne == e+1 || pronounObjects[x.lowerAt(e+1)] {
+			return "", false
+		}
+		ne = x.ofNP(e+1, ne)
+		if !x.closes(ne) || x.listAfter(ne) || x.deictic(e+1, ne) || ne-e > 7 {
+			return "", false
+		}
+		return x.str(e, ne), true
 	}
 	return "", true
 }
