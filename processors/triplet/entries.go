@@ -58,8 +58,21 @@ func programOf(title string) string {
 	if m := gnuTitleProgRe.FindStringSubmatch(title); m != nil && !text.NotName(strings.ToLower(m[1])) {
 		return strings.ToLower(m[1]) // "The GNU nano text editor", "Limits control (GNU M4 1.4.19 macro processor)"
 	}
+	if bareTitleRe.MatchString(title) && !docFileNames[strings.ToUpper(title)] && !text.NotName(strings.ToLower(title)) {
+		return strings.ToLower(title) // a manual page titled by its program alone: "couriertcpd", "ONSGMLS"
+	}
 	return ""
 }
+
+// bareTitleRe is a title that is one program name, in lower case or, as
+// manual pages print it, in capitals.
+var bareTitleRe = regexp.MustCompile(`^(?:[a-z][a-z0-9_.+-]*|[A-Z][A-Z0-9_.+-]{2,})$`)
+
+// docFileNames are the names of documentation files, which title a page
+// without naming a program.
+var docFileNames = set("README", "NEWS", "CHANGES", "CHANGELOG", "INSTALL", "TODO", "FAQ", "COPYING", "AUTHORS",
+	"THANKS", "HACKING", "BUGS", "LICENSE", "NOTES", "HISTORY", "INDEX", "CONTENTS", "GLOSSARY", "OVERVIEW", "USAGE",
+	"OPTIONS", "DESCRIPTION", "SYNOPSIS", "EXAMPLES", "FILES", "ENVIRONMENT", "CREDITS", "MANUAL", "GUIDE", "TUTORIAL")
 
 // buildHeading reports a section about building the program, whose
 // options are the configure script's ("--disable-mouse").
