@@ -338,6 +338,10 @@ func (r *reader) read(s string, ts []tok) []Triple {
 	if !named && x.kindNamed(hs, he) {
 		named, x.kindHead = true, true // "The iburst option enables …": a directive named in lower case
 	}
+	if !named && he-hs == 3 && x.lowerAt(hs) == "the" && (namedKinds[x.lowerAt(hs+1)] || x.lowerAt(hs+1) == "file" || x.lowerAt(hs+1) == "directory") &&
+		(pathLike(x.ts[hs+2].text) || codeToken(x.ts[hs+2].text)) {
+		named = true // "The file /etc/krb.equiv contains …": the kind, then its name
+	}
 	if hs == 0 && he > 1 && isCapital(x.ts[0].text) && strings.HasPrefix(head, x.ts[0].text+" ") &&
 		(commonAdjectives[x.ts[0].lower] || isAdj(x.ts[0].tag) && strings.Contains(x.ts[0].text, "-") && !r.proper[x.ts[0].text] && x.ts[0].text != strings.ToUpper(x.ts[0].text)) {
 		// "Public Python 3 modules must …", "Architecture-independent
@@ -1407,7 +1411,7 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			if end < 0 {
 				end = full
 			}
-			vague := x.vagueObject(j, full)
+			vague := x.vagueObject(j, full) && (vagueNouns[x.lowerAt(full-1)] || !x.hasProper(full, end)) // "mappings | between Kerberos principals": the phrase names it
 			if pe := x.namingPhrase(full); vague && pe > full {
 				end, vague = pe, false // "files with a .gz extension"
 			}

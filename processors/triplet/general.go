@@ -386,10 +386,10 @@ func (x *sent) adjunct(e int) (string, bool) {
 			return "", true // "for $693.9 million", "for its centre": a price, a beneficiary, left out as before
 		}
 		ne = x.ofNP(e+1, ne)
-		if !x.closes(ne) || x.listAfter(ne) || x.deictic(e+1, ne) || ne-e > 7 || x.vagueObject(e+1, ne) {
+		if !x.closes(ne) || x.listAfter(ne) || x.deictic(e+1, ne) || ne-e > 7 {
 			return "", true
 		}
-		return x.str(e, ne), true
+		return x.str(e, ne), true // "for authentication": one word is purpose enough
 	case "via", "through", "using":
 		// "implements LMTP | via the lmtpd daemon": how, which the
 		// question keeps
