@@ -27,6 +27,15 @@ func spaceRun(s string, n int) bool {
 	return false
 }
 
+// factParticiples after a definition's genus state a fact of the subject
+// ("a music server written in Python", "a fork based on Quill 2").
+var factParticiples = set("written", "based", "developed", "implemented", "licensed", "maintained", "distributed",
+	"released", "published", "created", "designed", "built")
+
+// pastAuthoring participles name a past act: "written by" is asked "Who
+// wrote …?".
+var pastAuthoring = set("written", "created", "designed", "built", "published")
+
 // optionHeadRe is a subject that names a command-line option: "the -nn
 // option", "The --force option".
 var optionHeadRe = regexp.MustCompile(`^([Tt]he -{1,2}[\w-]+) option$`)
@@ -1071,6 +1080,17 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 			}
 		}
 		rel := x.relativeFacts(head, e2, end)
+		if end == e2 && end == e && end > k && x.tagAt(end) == "VBN" && factParticiples[x.lowerAt(end)] && (be == "is" || be == "was") {
+			// "Mopidy is an extensible music server | written in Python":
+			// the participle says a fact of the subject too (not "a fork
+			// of the xpdf viewer | developed by …", which says one of the
+			// viewer)
+			pbe := be
+			if x.lowerAt(end+1) == "by" && pastAuthoring[x.lowerAt(end)] {
+				pbe = "was" // "Who wrote Quill?", not "Who writes Quill?"
+			}
+			rel = append(rel, x.passive(head, pbe, x.lowerAt(end), end+1)...)
+		}
 		if end > k && x.lowerAt(end) == "where" && !x.deictic(k, end) && !x.hasNumber(k, end) {
 			// "BIN-DIR is a directory where Debian archive files are stored"
 			if re := x.relativeDefinition(end); re > 0 {

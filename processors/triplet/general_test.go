@@ -15,7 +15,9 @@ func TestExtractGeneral(t *testing.T) {
 		{"A quillet is a process started automatically by the Fjord sequence.", "A quillet", "is", "a process started automatically by the Fjord sequence", KindCopula},
 		{"Quillguard is a Fjord Access Control (FAC) system built on the Quill Security Modules interface.", "Quillguard", "is", "a Fjord Access Control (FAC) system", KindCopula},
 		{"Quillnet is a protocol allowing it to reach a Fjord share.", "", "", "", ""},
-		{"Quillnet is a protocol built on Fjord, which you can extend.", "", "", "", ""},
+		{"Quillnet is a protocol built on Fjord, which you can extend.", "Quillnet", "is built on", "Fjord", KindVerb},
+		{"Quillview is a fork of the Fjord viewer developed by Oda Rasmussen.", "Quillview", "is", "a fork of the Fjord viewer", KindCopula},
+		{"Quillmusic is an extensible music server written in Python.", "Quillmusic", "is written in", "Python", KindVerb},
 		// "part of" with a named subject that opens with "the"; an
 		// introductory "Like X," before the subject.
 		{"The Quill server is part of the Fjord kernel.", "The Quill server", "is part of", "the Fjord kernel", KindCopula},
