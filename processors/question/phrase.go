@@ -228,6 +228,31 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 		}
 		return "By how much " + aux + " " + subject + " " + v.lemma + anchorOr(head, tail, sentence, asOf, v.past) + "?", true
 	}
+	// A port: "Quill listens on port 8080" asks "On which port does Quill
+	// listen?".
+	if len(f) == 3 && f[1] == "on" && f[2] == "port" {
+		if v, ok := parseRelation(f[0]); ok && !v.copula && !v.past {
+			q := "On which port does " + subject + " " + v.lemma
+			if strings.Contains(sentence, "by default") {
+				q += " by default"
+			}
+			return q + "?", true
+		}
+		return "", false
+	}
+	// An object and what the verb does it with, or where it puts it:
+	// "What does restic encrypt all data with?", "Where does restic
+	// store its data?".
+	if len(f) == 2 && objectPreps[last] {
+		if v, ok := parseRelation(f[0]); ok && !v.copula && !v.past {
+			if obj := objectBefore(sentence, f[0], last, tail); obj != "" && !strings.Contains(obj, " "+last+" ") {
+				if kindOf(tail, sentence) == answerPath && (last == "in" || last == "into" || last == "under" || last == "to") {
+					return "Where does " + subject + " " + v.lemma + " " + obj + "?", true
+				}
+				return "What does " + subject + " " + v.lemma + " " + obj + " " + last + "?", true
+			}
+		}
+	}
 	// An amount given or earned: "How much did Innovation Trøndelag award?"
 	if isAmount(tail) && len(f) == 1 {
 		if v, ok := parseRelation(relation); ok && !v.copula && !measureLemma(v.lemma) {
@@ -240,6 +265,9 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	}
 	return Single(head, relation, tail, sentence, asOf)
 }
+
+// objectPreps: the prepositions of processors/triplet's prepObject.
+var objectPreps = toSet(`with in into under to from using via`)
 
 // urlRe: a web or FTP address.
 var urlRe = regexp.MustCompile(`^(?:(?:https?|ftp)://|www\.)\S+$`)
@@ -297,7 +325,7 @@ func objectBefore(sentence, verb, prep, tail string) string {
 	if vi < 0 {
 		return ""
 	}
-	rest := strings.TrimSpace(before[vi+len(verb):])
+	rest := strings.TrimSpace(strings.TrimRight(before[vi+len(verb):], " `'\"‘“*"))
 	rest = strings.TrimSpace(strings.TrimSuffix(rest, prep))
 	if rest == "" || strings.Contains(rest, ", ") || strings.ContainsAny(rest, ";:\"“”()") || len(strings.Fields(rest)) > 12 {
 		return ""

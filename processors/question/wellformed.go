@@ -387,6 +387,9 @@ func answerPhrase(a string) bool {
 	if versionRe.MatchString(strings.TrimSpace(a)) {
 		return true // "sed 4.2", "coreutils-9.0": a program's release, whatever the tagger makes of its name
 	}
+	if t := strings.TrimSpace(a); !strings.Contains(t, " ") && kindOf(t, "") == answerPath {
+		return true // "/var/lib/quill": a path, whatever the tagger makes of it
+	}
 	ts := tagged(strings.TrimSpace(a))
 	if len(ts) == 0 {
 		return false

@@ -37,6 +37,10 @@ func TestExtractDocProse(t *testing.T) {
 		// gives none ("What does Quillpad use?" asks nothing).
 		{"Quillpad uses Fjord sockets to connect, and it works.", "", "", "", ""},
 		{"Borg uses SHA-256 for chunk ids.", "Borg", "uses for chunk ids", "SHA-256", KindVerb},
+		{"Quill stores the Quill index in /var/lib/quill.", "Quill", "stores in", "/var/lib/quill", KindVerb},
+		{"Quill converts Markdown to HTML.", "Quill", "converts to", "HTML", KindVerb},
+		{"Quill installs the feature configuration file to /etc/quill/feature.conf.", "", "", "", ""},
+		{"Quill listens on port 8080 by default.", "Quill", "listens on port", "8080", KindVerb},
 		{"The Quill IMAP server uses the Fjord SASL library for authentication.", "The Quill IMAP server", "uses for authentication", "the Fjord SASL library", KindVerb},
 		{"The file /etc/quill.equiv contains mappings between Fjord principals.", "The file /etc/quill.equiv", "contains", "mappings between Fjord principals", KindVerb},
 		{"The Quill server implements LMTP via the lmtpd daemon.", "The Quill server", "implements via the lmtpd daemon", "LMTP", KindVerb},

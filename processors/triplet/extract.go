@@ -1331,6 +1331,12 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 		}
 		return nil
 	}
+	if x.subjNamed && !x.weakHead && x.lowerAt(j) == "on" && x.lowerAt(j+1) == "port" && x.tagAt(j+2) == "CD" &&
+		(x.closes(j+3) || x.lowerAt(j+3) == "by" && x.lowerAt(j+4) == "default" && x.closes(j+5)) && (x.tagAt(i) == "VBZ" || x.tagAt(i) == "VBP") {
+		// "Quill listens on port 8080 (by default)": asked "On which
+		// port does Quill listen?"
+		return []Triple{{Head: head, Relation: verb + " on port", Tail: x.str(j+2, j+3), Kind: KindVerb}}
+	}
 	if p := x.lowerAt(j); x.subjNamed && prepVerbs[p] && (x.tagAt(j) == "IN" || x.tagAt(j) == "TO") {
 		// "tmux depends on libevent", "mawk conforms to the POSIX
 		// standard": a named object that ends the clause.
@@ -1347,6 +1353,9 @@ func (x *sent) transitive(head, verb string, i, j int, introDate string) (out []
 			return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
 		return nil
+	}
+	if t, stop := x.prepObject(head, verb, i, j); stop {
+		return t
 	}
 	if x.lowerAt(i-1) == "also" && docVerbs[x.ts[i].lower] || x.vagueAmount(j) {
 		// "Netatalk also provides the AppleTalk protocol": one of the

@@ -406,6 +406,52 @@ func (x *sent) adjunct(e int) (string, bool) {
 	return "", true
 }
 
+// objectPreps introduce what a verb does its object with, or where it puts
+// it: "encrypts all data | with AES-256", "stores its data | in
+// /var/lib/quill".
+var objectPreps = set("with", "in", "into", "under", "to", "from", "using", "via")
+
+// prepObject reads a present-tense verb whose object is followed by a
+// preposition and a name, a path or code that ends the clause: the name is
+// the answer, the object stays in the question ("What does restic encrypt
+// all data with?" → AES-256; "Where does restic store its data?" →
+// /var/lib/restic). The object is at most five words and no pronoun but a
+// possessive one ("its data"); a number, a list or a second clause gives
+// nothing.
+func (x *sent) prepObject(head, verb string, i, j int) (out []Triple, stop bool) {
+	if !x.subjNamed || x.weakHead || x.tagAt(i) != "VBZ" && x.tagAt(i) != "VBP" || reporting[x.ts[i].lower] {
+		return nil, false
+	}
+	if w := x.lowerAt(j); pronounObjects[w] && w != "its" && w != "their" || x.tagAt(j) == "IN" || x.tagAt(j) == "TO" {
+		return nil, false // not "it", "them"; "its data" is the subject's
+	}
+	e := x.np(j)
+	if e == j || e-j > 5 || x.hasNumber(j, e) || x.listAfter(e) {
+		return nil, false
+	}
+	p := x.lowerAt(e)
+	if !objectPreps[p] || x.namingPhrase(e) > e {
+		return nil, false // "produces files | with a .gz extension": the phrase says which files
+	}
+	ne := x.np(e + 1)
+	if ne == e+1 || ne-e > 5 || !x.closes(ne) || x.listAfter(ne) || x.possessive(e+1, ne) {
+		return nil, false
+	}
+	path := ne == e+2 && pathLike(x.ts[e+1].text)
+	if !path && !x.hasProper(e+1, ne) && !x.codeLike(ne-1) && !(ne == e+2 && x.ts[e+1].named()) {
+		return nil, false
+	}
+	if path && p != "in" && p != "into" && p != "under" && p != "to" {
+		return nil, false
+	}
+	if x.lowerAt(j) == "the" && !x.hasProper(j, e) && !x.codeLike(e-1) {
+		// "installs the feature configuration file to …": the one the
+		// context means; neither the place nor the object is asked
+		return nil, true
+	}
+	return []Triple{{Head: head, Relation: verb + " " + p, Tail: x.str(e+1, ne), Kind: KindVerb}}, true
+}
+
 // identifyingAdjectives make "the … N" one thing of its kind: there is one
 // default backend, one official website.
 var identifyingAdjectives = set("default", "official", "main", "primary", "recommended", "preferred", "standard",
