@@ -130,10 +130,10 @@ func ExtractTitled(chunkText, title string) []Triple {
 	out = append(out, rel...)
 	read := map[int]bool{}
 	for _, t := range out {
-		read[t.Sentence.Start] = true
+		read[t.Sentence.End] = true
 	}
 	for _, t := range newsItems(chunkText, title) {
-		if !read[t.Sentence.Start] {
+		if !read[t.Sentence.End] { // an item another pattern read (its evidence opens at the heading)
 			out = append(out, t)
 		}
 	}

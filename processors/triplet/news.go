@@ -99,7 +99,7 @@ func bulletOf(l string) (string, bool) {
 func newsItems(chunk, title string) []Triple {
 	prog := newsProgram(title)
 	lines := chunkLines(chunk)
-	version := ""
+	version, headingAt := "", 0
 	type item struct {
 		subject, verb, target, be string
 		t                         Triple
@@ -111,7 +111,7 @@ func newsItems(chunk, title string) []Triple {
 			continue
 		}
 		if v, p, ok := newsHeading(l.text); ok && indent(chunk, l) <= 1 {
-			version = v
+			version, headingAt = v, l.start
 			if prog == "" && p != "" {
 				prog = p
 			}
@@ -162,7 +162,9 @@ func newsItems(chunk, title string) []Triple {
 			be = "were" // "functions @eq, @ne, @not were added"
 		}
 		items = append(items, item{subject: strings.ToLower(subject), verb: verb, target: target, be: be, t: Triple{Head: subject, Tail: version, Kind: KindRelease,
-			Sentence: Sentence{Text: chunk[l.start:end], Start: l.start, End: end}}})
+			// The evidence runs from the release's heading, which holds
+			// the answer, to the item.
+			Sentence: Sentence{Text: chunk[headingAt:end], Start: headingAt, End: end}}})
 	}
 	if prog == "" {
 		return nil

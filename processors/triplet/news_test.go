@@ -30,6 +30,9 @@ v2.5 - 22 Nov 2019
 		if !strings.Contains(news, tr.Sentence.Text) || !strings.Contains(tr.Sentence.Text, strings.Fields(tr.Head)[0]) {
 			t.Errorf("%q: sentence %q", tr.Head, tr.Sentence.Text)
 		}
+		if err := Verify(news, tr.Sentence.Text, tr.Tail); err != nil {
+			t.Errorf("%q: the triplets stage drops it: %v", tr.Head, err) // the release is in the evidence
+		}
 	}
 	want := map[string]string{
 		`shortcuts "sports", "dports" | were added in release of quillwall`:  "2.5.1",
