@@ -32,6 +32,10 @@ func spaceRun(s string, n int) bool {
 var factParticiples = set("written", "based", "developed", "implemented", "licensed", "maintained", "distributed",
 	"released", "published", "created", "designed", "built")
 
+// serverNouns name a kind of program after its name ("the Cyrus IMAP
+// server").
+var serverNouns = set("server", "daemon", "client", "service", "system", "editor", "browser", "shell", "compiler")
+
 // pastAuthoring participles name a past act: "written by" is asked "Who
 // wrote …?".
 var pastAuthoring = set("written", "created", "designed", "built", "published")
@@ -1600,6 +1604,8 @@ func (x *sent) definition(hs, k, e int) bool {
 		hs++ // "The xdg-utils package is …", "The Quill library is …"
 	} else if x.ts[hs].lower == "the" && x.properRun(hs+1) >= hs+3 && copulas[x.lowerAt(x.properRun(hs+1))] {
 		hs++ // "The Debian Free Software Guidelines are …": a name of several words
+	} else if pr := x.properRun(hs + 1); x.ts[hs].lower == "the" && pr >= hs+3 && (packageNouns[x.lowerAt(pr)] || serverNouns[x.lowerAt(pr)]) && copulas[x.lowerAt(pr+1)] {
+		hs++ // "The Cyrus IMAP server is …": a name of several words and its kind
 	}
 	if !x.hasProper(hs, hs+1) || len(x.ts[hs].text) < 2 || e == k || !isNoun(x.tagAt(e-1)) && !(x.ts[e-1].text == ")" && isNoun(x.tagAt(e-4))) {
 		return false // (a phrase ends in a noun, or in its acronym: "a mail transfer agent (MTA)")
