@@ -283,7 +283,9 @@ func pluralNoun(w string) bool {
 // allow …" says what it is for, not where it was added.
 func infinitiveAt(s string) bool {
 	ts := tagSentence(s)
-	return len(ts) > 1 && ts[1].tag == "VB"
+	// The tagger reads an unknown word after "to" as a verb ("to
+	// hwtimestamp directive"): the word must be a known one.
+	return len(ts) > 1 && ts[1].tag == "VB" && (imperatives[ts[1].lower] || descriptionVerbs[ts[1].lower])
 }
 
 // verbBefore reports a verb in the words of an item before "to": the item

@@ -1,6 +1,7 @@
 package dir
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -97,4 +98,33 @@ func textTitle(text string) string {
 		return t
 	}
 	return ""
+}
+
+// packageDirRe is a folder named as a package or project is: "chrony",
+// "libxml2", "python3-dbus".
+var packageDirRe = regexp.MustCompile(`^[a-z][a-z0-9.+-]*[a-z0-9]$`)
+
+// genericDirs hold documents of many programs, or none in particular.
+var genericDirs = map[string]bool{"doc": true, "docs": true, "documentation": true, "share": true, "src": true,
+	"source": true, "tmp": true, "home": true, "data": true, "files": true, "text": true, "txt": true, "notes": true,
+	"news": true, "relnotes": true, "release-notes": true, "changelogs": true, "misc": true, "examples": true,
+	"html": true, "man": true, "info": true, "usr": true, "local": true, "opt": true, "var": true, "etc": true}
+
+// fileTitle is the title of a file whose text gives none: its name without
+// the extension, and for a conventional documentation file (NEWS, CHANGES,
+// README …) in a folder named after its package, the package too:
+// /usr/share/doc/chrony/NEWS is "chrony NEWS", which names the program its
+// release notes are of.
+func fileTitle(path string) string {
+	base := filepath.Base(path)
+	title := strings.TrimSuffix(base, filepath.Ext(base))
+	name, _, _ := strings.Cut(base, ".")
+	if !docNames[name] {
+		return title
+	}
+	dir := filepath.Base(filepath.Dir(path))
+	if !packageDirRe.MatchString(dir) || genericDirs[dir] {
+		return title
+	}
+	return dir + " " + name
 }

@@ -42,3 +42,18 @@ func TestTextTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestFileTitle(t *testing.T) {
+	for path, want := range map[string]string{
+		"/usr/share/doc/chrony/NEWS":         "chrony NEWS",
+		"/usr/share/doc/xmlstarlet/NEWS.txt": "xmlstarlet NEWS",
+		"/srv/corpus/docs/NEWS":              "NEWS",
+		"/srv/corpus/relnotes/CHANGES":       "CHANGES",
+		"/usr/share/doc/chrony/faq.txt":      "faq",
+		"/tmp/Some Folder/README":            "README",
+	} {
+		if got := fileTitle(path); got != want {
+			t.Errorf("fileTitle(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

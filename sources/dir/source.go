@@ -385,7 +385,7 @@ func (s *Source) read(ctx context.Context, f *openedFile) (*schemas.DocumentVers
 		return nil, 0, err
 	}
 	if title == "" {
-		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		title = fileTitle(path)
 	}
 	sum := sha256.Sum256([]byte(text))
 	published, from := publishedAt(mime, raw, text)
