@@ -145,6 +145,7 @@ func TestWellFormed(t *testing.T) {
 	answer(`a natural extension of "git rev-list A..B`, false)
 	answer(`the "git log" command`, true)
 	answer("indexed arrays (of unlimited size", false)
+	answer(`the meaning of the "warning" etc`, false) // a list cut at "etc"
 	answer("", false)
 }
 

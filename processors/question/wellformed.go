@@ -123,7 +123,7 @@ func AnswerWhole(answer string) bool {
 	if isDate(strings.TrimSpace(answer)) || optionNameRe.MatchString(answer) {
 		return true // "May 9, 2000": a month, not the modal; "--merges": an option
 	}
-	return !dangling[w[0]] && !auxiliaries[w[0]] && !dangling[w[len(w)-1]] && balanced(answer)
+	return !dangling[w[0]] && !auxiliaries[w[0]] && !dangling[w[len(w)-1]] && w[len(w)-1] != "etc" && balanced(answer)
 }
 
 // balanced reports whether every quote and bracket of s is closed: an

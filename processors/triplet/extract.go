@@ -1053,7 +1053,10 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 	}
 	e2 := x.acronymInside(x.ofNP(k, e))
 	switch {
-	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))) && !x.rangeOrComparison(e):
+	case x.hasNumber(k, e) && !x.listAfter(e) && x.lowerAt(e) != "of" && !(x.lowerAt(e) == "," && (isAdj(x.tagAt(e+1)) || isVerb(x.tagAt(e+1)))) && !x.rangeOrComparison(e) &&
+		x.tagAt(e) != "VBG":
+		// (not "two character sequences | beginning with …", which the
+		// participle completes)
 		// "the 2D, antialiased drawing library" is not a figure
 		// "Acme Corp's revenue in Q3 2025 was $4.2 billion"
 		return []Triple{{Head: head, Relation: be, Tail: trimQuantity(x, k, e), Kind: KindCopula}}
@@ -1114,6 +1117,9 @@ func (x *sent) copula(head string, hs int, be string, k int) []Triple {
 		}
 		if x.ts[k].lower == "the" && x.tagAt(end) == "VBN" {
 			return rel // "GRUB is the default bootloader | installed by Debian": the definite genus needs its qualifier
+		}
+		if x.tagAt(end) == "VBG" && !x.closes(end) {
+			return rel // "Control keys are two character sequences | beginning with ^": the participle says which
 		}
 		if end-k < 3 && x.tagAt(end) != "." && x.lowerAt(end) != ":" {
 			// "png_image is a structure | that describes …", "row_stride
