@@ -411,7 +411,7 @@ func valueDescription(desc string, args []string) (string, bool) {
 var descriptionVerbs = set("specify", "perform", "select", "display", "send", "limit", "override", "force", "suppress",
 	"wait", "listen", "connect", "execute", "exit", "operate", "save", "store", "produce", "emit", "verify", "enter",
 	"exclude", "assume", "append", "prepend", "bind", "omit", "retry", "attempt", "query", "write", "specifies",
-	"start", "begin")
+	"start", "begin", "insert", "extract", "translate", "edit", "mount", "configure", "compile", "press", "choose")
 
 // entryName picks the name an entry is asked by: its longest, but the
 // option itself over its negation ("--signoff", not "--no-signoff", for

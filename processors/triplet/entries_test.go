@@ -97,3 +97,29 @@ func TestOptionSubject(t *testing.T) {
 		t.Errorf("instructions read as definitions: %v", got)
 	}
 }
+
+// TestLayoutLabels: rows keyed by a one-letter label under "Column" are
+// places in a layout, not things a question can name; a key table's
+// one-letter keys are.
+func TestLayoutLabels(t *testing.T) {
+	layout := "## CSV file layout\n\n| Column | Data | Description |\n|---|---|---|\n| A | Location | The location comments |\n| B | Source Language | The source string |\n"
+	for _, x := range Extract(layout) {
+		if x.Kind == KindTable {
+			t.Errorf("asked of a layout label: %+v", x)
+		}
+	}
+	keys := "## Most common compose keys\n\n| Key | Function |\n|---|---|\n| y | send the message |\n| q | abort sending the message |\n"
+	n := 0
+	for _, x := range Extract(keys) {
+		if x.Kind == KindTable {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("key table: %d facts, want 2", n)
+	}
+	// An instruction whose verb the tagger takes for a name is no subject.
+	if got := Extract("Insert translated text into HTML templates."); len(got) != 0 {
+		t.Errorf("instruction read as a fact: %v", got)
+	}
+}

@@ -29,7 +29,7 @@ func tableTriples(chunk string) []Triple {
 		}
 		for k := i + 2; k < len(lines) && isRow(lines[k].text); k++ {
 			row := cells(lines[k].text)
-			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) || condition(row[0]) {
+			if len(row) == 0 || !entityCell(row[0]) || strings.EqualFold(row[0], header[0]) || condition(row[0]) || labelCell(row[0], header[0]) {
 				// a row named by a condition ("N≥12 and even", "x < 0")
 				// names no thing to ask about
 				continue
@@ -88,6 +88,16 @@ func cells(l string) []string {
 func entityCell(c string) bool {
 	c = strings.TrimSpace(strings.Trim(c, "*_ "))
 	return c != "" && strings.IndexFunc(c, unicode.IsLetter) >= 0 && !isNumber(c)
+}
+
+// labelColumns head a first column of labels for places in a layout
+// ("Column | Data": A, B, C), which a question could not name.
+var labelColumns = set("column", "col", "row", "step", "no", "no.", "#", "number", "item", "position", "pos")
+
+// labelCell reports a one-character first cell under a label column.
+func labelCell(c, header string) bool {
+	c = strings.TrimSpace(strings.Trim(c, "*_ "))
+	return len([]rune(c)) == 1 && labelColumns[strings.ToLower(strings.TrimSpace(header))]
 }
 
 // placeholderWords are the spellings, after placeholderKey, that tables use

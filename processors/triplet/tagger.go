@@ -172,7 +172,8 @@ func startsWithVerb(ts []tok) bool {
 	if len(ts) > 1 && (ts[1].lower == "is" || ts[1].lower == "was" || ts[1].lower == "has") {
 		return false // "Sed is a non-interactive editor": no instruction goes on with "is"
 	}
-	if imperatives[ts[0].lower] || imperatives[strings.TrimSuffix(ts[0].lower, "s")] || imperatives[strings.TrimSuffix(ts[0].lower, "es")] {
+	if imperatives[ts[0].lower] || imperatives[strings.TrimSuffix(ts[0].lower, "s")] || imperatives[strings.TrimSuffix(ts[0].lower, "es")] ||
+		descriptionVerbs[ts[0].lower] {
 		return len(ts) < 2 || !isCapital(ts[1].text) || ts[1].tag == "DT"
 	}
 	words := make([]string, 0, 6)
