@@ -201,6 +201,9 @@ func Single(head, relation, tail, sentence string, asOf time.Time) (string, bool
 		// "How many testing frameworks does Python come with?"; never
 		// "How many … did revenue rise to?"
 		q = "How many " + countedUnit(tail) + " " + aux + " " + subject + " " + f.lemma
+	case f.lemma == "have" && kind != answerCount:
+		// "What does RAID0 have?" asks for anything it has
+		return "", false
 	default:
 		q = whFor(kind, tail) + " " + aux + " " + subject + " " + f.lemma
 	}

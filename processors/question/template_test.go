@@ -32,6 +32,8 @@ func TestSingle(t *testing.T) {
 	f("The policy rate of the Central Bank of Valdoria", "stood at", "2.94%",
 		"The policy rate of the Central Bank of Valdoria stood at 2.94% at the end of Q3 2025.",
 		"What was the policy rate of the Central Bank of Valdoria at the end of Q3 2025?")
+	// "What does RAID0 have?" asks for anything it has: not asked.
+	f("RAID0", "has", "zero redundancy", "RAID0 has zero redundancy.", "")
 	// Measures keep their particle.
 	f("Inflation in Valdoria", "rose to", "4.1%", "Inflation in Valdoria rose sharply to 4.1% in June 2025.",
 		"What did inflation in Valdoria rise to in June 2025?")

@@ -38,6 +38,7 @@ func TestExtractDocProse(t *testing.T) {
 		{"Quillpad uses Fjord sockets to connect, and it works.", "", "", "", ""},
 		{"Borg uses SHA-256 for chunk ids.", "Borg", "uses for chunk ids", "SHA-256", KindVerb},
 		{"Quill keys are two character sequences beginning with a caret.", "", "", "", ""},
+		{"Quillmail reads a config file in INI syntax.", "", "", "", ""},
 		{"The Quill IMAP server is a scalable enterprise mail system.", "The Quill IMAP server", "is", "a scalable enterprise mail system", KindCopula},
 		{"Quill stores the Quill index in /var/lib/quill.", "Quill", "stores in", "/var/lib/quill", KindVerb},
 		{"Quill converts Markdown to HTML.", "Quill", "converts to", "HTML", KindVerb},

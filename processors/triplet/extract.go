@@ -1897,7 +1897,8 @@ var anaphoric = set("same", "entire", "whole", "remaining", "above", "aforementi
 // ("contains a package …") the object is one member of many.
 // What a thing provides or ships ("provides a framework for …") is asked:
 // it says what the thing is for.
-var memberVerbs = set("contain", "contains", "contained", "include", "includes", "included")
+var memberVerbs = set("contain", "contains", "contained", "include", "includes", "included",
+	"read", "reads", "accept", "accepts", "support", "supports", "offer", "offers") // "Alot reads a config file …": one of what it reads
 
 // onlyAdjectives reports tokens i..j-1 that are all adjectives (none is
 // also none); a lower-case compound with a hyphen ("text-based",
