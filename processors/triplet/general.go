@@ -422,8 +422,8 @@ func (x *sent) prepObject(head, verb string, i, j int) (out []Triple, stop bool)
 	if !x.subjNamed || x.weakHead || x.tagAt(i) != "VBZ" && x.tagAt(i) != "VBP" || reporting[x.ts[i].lower] {
 		return nil, false
 	}
-	if w := x.lowerAt(j); pronounObjects[w] && w != "its" && w != "their" || x.tagAt(j) == "IN" || x.tagAt(j) == "TO" {
-		return nil, false // not "it", "them"; "its data" is the subject's
+	if w := x.lowerAt(j); pronounObjects[w] && w != "its" && w != "their" || x.tagAt(j) == "IN" || x.tagAt(j) == "TO" || w == "a" || w == "an" {
+		return nil, false // not "it", "them", "a config file" (any one); "its data" is the subject's
 	}
 	e := x.np(j)
 	if e == j || e-j > 5 || x.hasNumber(j, e) || x.listAfter(e) {
