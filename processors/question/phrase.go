@@ -1019,6 +1019,11 @@ func entryQuestion(desc, kind string) (string, bool) {
 			continue
 		}
 		final := i == len(ts)-1 || i == len(ts)-2 && ts[i+1].Tag == "."
+		if final && sep == "and" && clauseVerbs[strings.ToLower(ts[i].Text)] {
+			agree(i) // "Check configuration file syntax and exit"
+			prev = i
+			continue
+		}
 		if sep == "and" && i-2 != prev && strings.HasPrefix(ts[i-2].Tag, "NN") && imperatives[strings.ToLower(ts[i].Text)] &&
 			i+1 < len(ts) && (ts[i+1].Tag == "DT" || ts[i+1].Tag == "PRP$") {
 			// "Hide all elements of the interface and use all rows …": a
@@ -1037,7 +1042,7 @@ func entryQuestion(desc, kind string) (string, bool) {
 			// from a file, one per line, and output the number …": a
 			// second clause's verb, whatever the tagger made of it
 		case (ts[i].Tag == "NN" || ts[i].Tag == "JJ" || ts[i].Tag == "NNP") && (i-2 == prev || i-3 == prev && sep != "," && ts[i-2].Text == "," ||
-			final && sep != ",") && verbAfterTo(strings.ToLower(ts[i].Text)):
+			final && sep != ",") && (verbAfterTo(strings.ToLower(ts[i].Text)) || final && clauseVerbs[strings.ToLower(ts[i].Text)]):
 			// "Create, list, delete or verify a tag", "Show the version
 			// and exit": a verb of a run of verbs, or the last word, that
 			// the tagger reads as a noun

@@ -213,9 +213,21 @@ func readEntry(chunk string, start, from, to int, kind string, names, args []str
 		// is UDP …).": what it does, without the aside
 		desc = strings.Replace(plain, " .", ".", 1)
 	}
+	addedStop := false
+	if kind == "option" && len(ss) == 1 && !strings.HasSuffix(desc, ".") && !strings.Contains(strings.TrimSpace(para), "\n") && len(desc) > 0 {
+		desc, addedStop = desc+".", true // "show this help message and exit": a generated help's one line, no full stop
+	}
+	verbLower := false
+	if r := []rune(desc); kind == "option" && len(r) > 0 && unicode.IsLower(r[0]) {
+		// "only rewrite a packfile if …", "read from INPUT in csv format":
+		// a lower-case verb opens many generated or pandoc descriptions
+		if ts := tagSentence(desc); len(ts) > 1 && (imperatives[ts[0].lower] || descriptionVerbs[ts[0].lower] || verbFirst(ts)) {
+			desc, verbLower = string(unicode.ToUpper(r[0]))+string(r[1:]), true
+		}
+	}
 	if !entryDescription(desc, args, kind != "command") {
 		np, ok := valueDescription(desc, args)
-		if !ok || kind != "option" {
+		if !ok || kind != "option" || verbLower || addedStop {
 			return Triple{}, false
 		}
 		desc = "Sets " + np // "-maxperip=n  Maximum number of connections …": what its value sets

@@ -58,7 +58,9 @@ func TestEntryTriples(t *testing.T) {
 		{"a configure option in a manual", "The GNU quill text editor", "--disable-mouse\n\nExclude all mouse functionality.\n", nil},
 		{"a count's placeholder", "Limits control (GNU Q4 1.4.19 macro processor)", "--hashsize=num\n\nMake the internal hash table be num entries big.\n", nil},
 		{"a subject and its verb", "quill(1)", "--keep\n\nChanges to the index are kept.\n", nil},
-		{"no full stop", "quill(1)", "--keep\n\nKeep the index\n", nil},
+		{"no full stop, wrapped", "quill(1)", "--keep\n\nKeep the index\nof the tree\n", nil},
+		{"a generated help's one line, no full stop", "quill(1)", "--keep\n\nkeep the index\n",
+			[]want{{"Keep the index", "option of quill", "--keep"}}},
 	} {
 		var got []want
 		for _, tr := range ExtractTitled(tc.text, tc.title) {
