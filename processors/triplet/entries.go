@@ -58,11 +58,28 @@ func programOf(title string) string {
 	if m := gnuTitleProgRe.FindStringSubmatch(title); m != nil && !text.NotName(strings.ToLower(m[1])) {
 		return strings.ToLower(m[1]) // "The GNU nano text editor", "Limits control (GNU M4 1.4.19 macro processor)"
 	}
+	if m := manualInParensRe.FindStringSubmatch(title); m != nil && !docFileNames[strings.ToUpper(m[1])] {
+		// A texinfo node of a program's manual: "Main Options (PSPP)";
+		// a node on another program of the suite names it ("Invoking
+		// pspp-convert (PSPP)", "The pspp-output dir Command (PSPP)").
+		prog := strings.ToLower(m[1])
+		for _, w := range strings.Fields(title[:len(title)-len(m[0])]) {
+			if strings.HasPrefix(strings.ToLower(w), prog+"-") {
+				return strings.ToLower(w)
+			}
+		}
+		return prog
+	}
 	if bareTitleRe.MatchString(title) && !docFileNames[strings.ToUpper(title)] && !text.NotName(strings.ToLower(title)) {
 		return strings.ToLower(title) // a manual page titled by its program alone: "couriertcpd", "ONSGMLS"
 	}
 	return ""
 }
+
+// manualInParensRe is a texinfo node's title, whose manual is named in
+// parentheses after it as the program is written: in capitals or in lower
+// case, one word ("Main Options (PSPP)"; not "Installing (Linux)").
+var manualInParensRe = regexp.MustCompile(`\s\(([A-Z][A-Z0-9+-]+|[a-z][a-z0-9+-]*)\)$`)
 
 // bareTitleRe is a title that is one program name, in lower case or, as
 // manual pages print it, in capitals.
