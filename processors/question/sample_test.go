@@ -123,7 +123,9 @@ const freshDir = "testdata/debian-fresh"
 func TestDebianFreshSample(t *testing.T) {
 	// The floor is the figure measured when the sample was labelled (rules
 	// frozen at 1aee5bc): 48 usable of 67, 0.43 per 1,000 words of prose.
-	checkSample(t, "fresh Debian sample", freshDir, 48, 0.70, 0.42)
+	// After 2026-11-29's rules (not held-out): 55 questions, 51 usable,
+	// 0.46 per 1,000 words: the floor.
+	checkSample(t, "fresh Debian sample", freshDir, 51, 0.90, 0.45)
 }
 
 // The second fresh Debian sample (testdata/debian-fresh2/SOURCES.md): the
@@ -136,7 +138,9 @@ const fresh2Dir = "testdata/debian-fresh2"
 func TestDebianFresh2Sample(t *testing.T) {
 	// The floor is the figure measured when the sample was labelled (rules
 	// frozen at d349d91): 4 usable of 8, 0.16 per 1,000 words of prose.
-	checkSample(t, "second fresh Debian sample", fresh2Dir, 4, 0.50, 0.15)
+	// After 2026-11-29's rules (not held-out; NEWS items added 16 release
+	// questions): 22 questions, all usable, 0.24 per 1,000 words: the floor.
+	checkSample(t, "second fresh Debian sample", fresh2Dir, 22, 0.95, 0.23)
 }
 
 // The third fresh Debian sample (testdata/debian-fresh3/SOURCES.md): the
@@ -159,7 +163,10 @@ func TestDebianFresh3Sample(t *testing.T) {
 	// a page that names its program, add none: nano's manual is titled "The
 	// GNU nano text editor", and "Which option makes the Home key smarter?"
 	// names no program.)
-	checkSample(t, "third fresh Debian sample", fresh3Dir, 21, 0.91, 0.40)
+	// After 2026-11-29's rules (not held-out; a GNU manual's title names
+	// its program, so nano's options are asked): 43 questions, all usable,
+	// 0.98 per 1,000 words: the floor.
+	checkSample(t, "third fresh Debian sample", fresh3Dir, 43, 0.95, 0.95)
 }
 
 // The fourth fresh Debian sample (testdata/debian-fresh4/SOURCES.md): the
@@ -188,7 +195,10 @@ func TestDebianFresh4Sample(t *testing.T) {
 	// "The default port is 53.", an aside left out of a description, and
 	// "the maxclockerror directive" as a subject brought 39, all usable,
 	// 1.34 per 1,000 words: the floor.
-	checkSample(t, "fourth fresh Debian sample", fresh4Dir, 39, 0.95, 1.30)
+	// After 2026-11-29's rules (not held-out; an option's value named by a
+	// noun phrase is asked): 49 questions, all usable, 1.69 per 1,000
+	// words: the floor.
+	checkSample(t, "fourth fresh Debian sample", fresh4Dir, 49, 0.95, 1.65)
 }
 
 // The fifth fresh Debian sample (testdata/debian-fresh5/SOURCES.md): the
@@ -217,7 +227,9 @@ func TestDebianFresh5Sample(t *testing.T) {
 	// "under the terms of …" then added two, both usable: 17, 15.) Still bad: "What does SERVICE_NAME
 	// specify?" (a placeholder of an option's grammar) and "Who
 	// contributed Server support?" (support of what?).
-	checkSample(t, "fifth fresh Debian sample", fresh5Dir, 13, 0.85, 0.30)
+	// After 2026-11-29's rules (not held-out): 26 questions, 24 usable
+	// (92%), 0.39 per 1,000 words: the floor.
+	checkSample(t, "fifth fresh Debian sample", fresh5Dir, 24, 0.90, 0.38)
 }
 
 // The sixth fresh Debian sample (testdata/debian-fresh6/SOURCES.md): the
@@ -238,7 +250,9 @@ func TestDebianFresh6Sample(t *testing.T) {
 	// in several chunks once, and taking "a shell script" for a genus only
 	// (no longer a held-out figure), left 62 questions, 60 usable (97%),
 	// 1.84 per 1,000 words: the floor.
-	checkSample(t, "sixth fresh Debian sample", fresh6Dir, 60, 0.95, 1.80)
+	// After 2026-11-29's rules (not held-out): 65 questions, 63 usable,
+	// 1.84 per 1,000 words: the floor.
+	checkSample(t, "sixth fresh Debian sample", fresh6Dir, 63, 0.95, 1.80)
 }
 
 // The seventh fresh Debian sample (testdata/debian-fresh7/SOURCES.md):
@@ -262,7 +276,13 @@ func TestDebianFresh7Sample(t *testing.T) {
 	// subjects. The last are no longer read (a subject with " - " in it is
 	// a change log's label): 13 questions, 5 usable (38%), the floor; the
 	// rest were not fixed in the session that measured it.
-	checkSample(t, "seventh fresh Debian sample", fresh7Dir, 5, 0.35, 0.13)
+	// On 2026-11-29 (not held-out): a manual page's NAME line as its
+	// title, noun-phrase option values, NEWS items, and the bad classes
+	// its labels named ("What does the -nn option enable?", an answer cut
+	// at "etc", "What is `test.panel.start`?", a genus cut before its
+	// participle) brought it to 30 questions, 27 usable (90%), 0.31 per
+	// 1,000 words: the floor.
+	checkSample(t, "seventh fresh Debian sample", fresh7Dir, 27, 0.90, 0.30)
 }
 
 // checkSample regenerates the questions of a labelled sample's two parts
@@ -318,8 +338,13 @@ const fresh8Dir = "testdata/debian-fresh8"
 func TestDebianFresh8Sample(t *testing.T) {
 	// Measured when the sample was labelled (rules frozen at caf3078): 12
 	// usable of 19 (63%), 0.32 per 1,000 words of prose, the held-out
-	// figure: the floor until its classes are fixed.
-	checkSample(t, "eighth fresh Debian sample", fresh8Dir, 12, 0.60, 0.30)
+	// figure. Fixing the classes its labels named (options of no
+	// program, an answer cut at a participle, a verb that did not agree,
+	// "now" facts of a release, a name the question spells) and reading
+	// GNU and capitalised page titles brought it to 29 questions, 28
+	// usable (97%), 0.65 per 1,000 words (no longer a held-out figure):
+	// the floor.
+	checkSample(t, "eighth fresh Debian sample", fresh8Dir, 28, 0.95, 0.63)
 }
 
 // The ninth fresh Debian sample (testdata/debian-fresh9/SOURCES.md): the
@@ -335,6 +360,11 @@ const fresh9Dir = "testdata/debian-fresh9"
 func TestDebianFresh9Sample(t *testing.T) {
 	// Measured when the sample was labelled (rules frozen at 082e493): 8
 	// usable of 16 (50%), 0.14 per 1,000 words of prose, the held-out
-	// figure: the floor until its classes are fixed.
-	checkSample(t, "ninth fresh Debian sample", fresh9Dir, 8, 0.50, 0.13)
+	// figure. Fixing the classes its labels named (layout labels "A",
+	// "B" as table rows, an instruction read as a subject, "What does
+	// RAID0 have?", "What does Alot read?") and reading generated help
+	// lines and texinfo manuals named in parentheses ("Main Options
+	// (PSPP)") brought it to 14 questions, 13 usable (93%), 0.29 per
+	// 1,000 words (no longer a held-out figure): the floor.
+	checkSample(t, "ninth fresh Debian sample", fresh9Dir, 13, 0.90, 0.28)
 }
