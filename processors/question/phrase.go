@@ -171,7 +171,7 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 			// "was developed at the University of Bergen", "is available
 			// from https://…": "Where was X developed?"
 			return "Where " + be + " " + subject + " " + participle + "?", true
-		case last == "as" && (participle == "known" || participle == "referred to"):
+		case last == "as" && participle == "known":
 			// "What is Debian unstable known as?"
 			return "What " + be + " " + subject + " " + participle + " as?", true
 		case last == "in" || last == "under" || last == "on" || last == "to" || last == "into" || last == "for":

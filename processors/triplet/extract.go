@@ -1202,7 +1202,7 @@ func (x *sent) passive(head, be, participle string, j int) []Triple {
 		}
 		// "Debian unstable is known as sid": the other name of a named
 		// subject, itself a name
-		if e := x.np(j + 1); (participle == "known" || participle == "referred to") && x.subjNamed && !x.weakHead && e > j+1 && e-j <= 5 &&
+		if e := x.np(j + 1); participle == "known" && x.subjNamed && !x.weakHead && e > j+1 && e-j <= 5 &&
 			(x.hasProper(j+1, e) || x.codeLike(e-1) || x.ts[j+1].named()) && x.closes(e) && !x.listAfter(e) && !x.hasNumber(j+1, e) {
 			return []Triple{{Head: head, Relation: be + " " + participle + " as", Tail: x.str(j+1, e), Kind: KindVerb}}
 		}
