@@ -209,6 +209,10 @@ func TestSpecificAnswers(t *testing.T) {
 		{"Bergen, Norway", "Quill is headquartered in Bergen, Norway, and employs 1,240 people.", true},
 		{"Bergen", "Quill has offices in Oslo, Bergen, and Tromsø.", false},
 		{"Tromsø", "Quill has offices in Oslo, Bergen, and Tromsø.", false},
+		// A script by its language says what it is written in, not what it is.
+		{"a perl script", "", false},
+		{"a Python script", "", false},
+		{"a perl script that rebuilds the certificate links", "", true},
 	} {
 		var ps []string
 		if tc.passage != "" {

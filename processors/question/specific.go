@@ -135,6 +135,9 @@ func vagueAnswer(a string) bool {
 			return true
 		}
 	}
+	if (w[0] == "a" || w[0] == "an") && len(rest) == 2 && (rest[1] == "script" || rest[1] == "scripts") {
+		return true // "a perl script", "a Python script": the language, not what it does
+	}
 	if quantifiers[rest[0]] || demonstratives[rest[0]] || demonstratives[w[0]] {
 		return true
 	}
