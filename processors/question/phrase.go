@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // Kind values of schemas.Triplet.Kind (set by processors/triplet).
@@ -243,7 +245,7 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	// An object and what the verb does it with, or where it puts it:
 	// "What does restic encrypt all data with?", "Where does restic
 	// store its data?".
-	if len(f) == 2 && objectPreps[last] {
+	if len(f) == 2 && text.ObjectPreps[last] {
 		if v, ok := parseRelation(f[0]); ok && !v.copula && !v.past {
 			if obj := objectBefore(sentence, f[0], last, tail); obj != "" && !strings.Contains(obj, " "+last+" ") {
 				if kindOf(tail, sentence) == answerPath && (last == "in" || last == "into" || last == "under" || last == "to") {
@@ -265,9 +267,6 @@ func verbQuestion(head, relation, tail, sentence string, asOf time.Time) (string
 	}
 	return Single(head, relation, tail, sentence, asOf)
 }
-
-// objectPreps: the prepositions of processors/triplet's prepObject.
-var objectPreps = toSet(`with in into under to from using via`)
 
 // urlRe: a web or FTP address.
 var urlRe = regexp.MustCompile(`^(?:(?:https?|ftp)://|www\.)\S+$`)

@@ -9,6 +9,13 @@ import "strings"
 var NamedKinds = []string{"option", "directive", "command", "setting", "function", "variable", "parameter",
 	"keyword", "flag", "statement", "macro", "subcommand"}
 
+// ObjectPreps introduce what a verb does its object with, or where it puts
+// it ("encrypts all data | with AES-256", "stores the index | in
+// /var/lib/quill"): the rule extractor reads such a fact and the question
+// templates ask it; both read this one list.
+var ObjectPreps = map[string]bool{"with": true, "in": true, "into": true, "under": true, "to": true, "from": true,
+	"using": true, "via": true}
+
 // notNames are the words that stand between "the" and such a noun without
 // naming anything: "the following command", "the same option".
 var notNames = map[string]bool{}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/robustream/robustream/processors/text"
 )
 
 // The general reading of documentation prose: guards that keep the
@@ -406,11 +408,6 @@ func (x *sent) adjunct(e int) (string, bool) {
 	return "", true
 }
 
-// objectPreps introduce what a verb does its object with, or where it puts
-// it: "encrypts all data | with AES-256", "stores its data | in
-// /var/lib/quill".
-var objectPreps = set("with", "in", "into", "under", "to", "from", "using", "via")
-
 // prepObject reads a present-tense verb whose object is followed by a
 // preposition and a name, a path or code that ends the clause: the name is
 // the answer, the object stays in the question ("What does restic encrypt
@@ -430,7 +427,7 @@ func (x *sent) prepObject(head, verb string, i, j int) (out []Triple, stop bool)
 		return nil, false
 	}
 	p := x.lowerAt(e)
-	if !objectPreps[p] || x.namingPhrase(e) > e {
+	if !text.ObjectPreps[p] || x.namingPhrase(e) > e {
 		return nil, false // "produces files | with a .gz extension": the phrase says which files
 	}
 	ne := x.np(e + 1)
